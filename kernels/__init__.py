@@ -1,0 +1,5 @@
+"""Numba kernels of the montecarlo toolkit.
+
+Only NumPy arrays and scalars cross this boundary: no pandas, no matplotlib,
+no I/O.  The ``montecarlo`` package imports from here, never the reverse.
+"""

@@ -1,0 +1,111 @@
+"""xoshiro256** random streams for Numba kernels.
+
+Every Monte Carlo run is split into fixed-size chunks of trials, and every chunk
+owns one 4-word xoshiro256** state (a row of a ``(n_chunks, 4)`` uint64 array).
+A chunk is processed start to finish by one thread, so the numbers a chunk sees
+depend only on its seed, never on the thread count or on scheduling.  The
+states are seeded on the Python side from ``numpy.random.SeedSequence``.
+
+All arithmetic is done on ``np.uint64`` scalars: in Numba, mixing uint64 with
+a plain Python int silently promotes to float64, which would wreck the bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+_U1 = np.uint64(1)
+_U5 = np.uint64(5)
+_U9 = np.uint64(9)
+_U11 = np.uint64(11)
+_U17 = np.uint64(17)
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit(inline="always")
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(inline="always")
+def next_u64(s):
+    """Advance the xoshiro256** state ``s`` (uint64[4]) and return one 64-bit word."""
+    s0 = s[0]
+    s1 = s[1]
+    s2 = s[2]
+    s3 = s[3]
+    result = _rotl(s1 * _U5, 7) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    s[0] = s0
+    s[1] = s1
+    s[2] = s2
+    s[3] = s3
+    return result
+
+
+@njit(inline="always")
+def bounded(s, n):
+    """Unbiased integer in ``[0, n)`` for ``1 <= n <= 2**32`` (Lemire's method).
+
+    Uses the top 32 bits of one word; multiplies by ``n`` and keeps the high
+    half.  The rare low halves that would bias the result are rejected, so the
+    draw is exactly uniform.
+    """
+    nn = np.uint64(n)
+    m = (next_u64(s) >> _U32) * nn
+    low = m & _MASK32
+    if low < nn:
+        threshold = (_TWO32 - nn) % nn
+        while low < threshold:
+            m = (next_u64(s) >> _U32) * nn
+            low = m & _MASK32
+    return np.int64(m >> _U32)
+
+
+@njit(inline="always")
+def uniform(s):
+    """A float64 uniform on ``[0, 1)`` with 53 random bits."""
+    return np.float64(next_u64(s) >> _U11) * _INV53
+
+
+@njit(inline="always")
+def chance(s, p):
+    """True with probability ``p`` (a float in [0, 1])."""
+    return uniform(s) < p
+
+
+@njit(cache=True, parallel=True)
+def fill_words(states, chunk, out):
+    """Fill ``out`` with raw 64-bit words, one stream per chunk of ``chunk`` words.
+
+    This is the physical limit every dice kernel is benchmarked against.
+    """
+    n = out.shape[0]
+    n_chunks = states.shape[0]
+    for c in prange(n_chunks):
+        s = states[c]
+        stop = min(n, (c + 1) * chunk)
+        for i in range(c * chunk, stop):
+            out[i] = next_u64(s)
+
+
+@njit(cache=True, parallel=True)
+def fill_bounded(states, chunk, n_faces, out):
+    """Fill ``out`` with uniform integers on ``[0, n_faces)``, one stream per chunk."""
+    n = out.shape[0]
+    n_chunks = states.shape[0]
+    for c in prange(n_chunks):
+        s = states[c]
+        stop = min(n, (c + 1) * chunk)
+        for i in range(c * chunk, stop):
+            out[i] = bounded(s, n_faces)

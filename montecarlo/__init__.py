@@ -1,0 +1,42 @@
+"""montecarlo: Monte Carlo analytics for game combat.
+
+Exact distributions back sampled ones wherever the maths allows; every sampled
+figure carries its Monte Carlo error.  Rules are cited by their RULES.md ids.
+"""
+
+from montecarlo.coe5.dice import (
+    Die,
+    check_roll,
+    morale_failure_chance,
+    oed,
+    parse_die,
+    resist_chance,
+    score_oed,
+    score_soed,
+    soed,
+)
+from montecarlo.distribution import Distribution
+from montecarlo.errors import DataError, InputError
+from montecarlo.seeding import resolve_seed
+from montecarlo.stats import compare, wilson
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DataError",
+    "Die",
+    "Distribution",
+    "InputError",
+    "__version__",
+    "check_roll",
+    "compare",
+    "morale_failure_chance",
+    "oed",
+    "parse_die",
+    "resist_chance",
+    "resolve_seed",
+    "score_oed",
+    "score_soed",
+    "soed",
+    "wilson",
+]
