@@ -4,6 +4,7 @@ Exact distributions back sampled ones wherever the maths allows; every sampled
 figure carries its Monte Carlo error.  Rules are cited by their RULES.md ids.
 """
 
+from montecarlo.coe5.damage import damage, hits_to_kill
 from montecarlo.coe5.dice import (
     Die,
     check_roll,
@@ -15,8 +16,11 @@ from montecarlo.coe5.dice import (
     score_soed,
     soed,
 )
+from montecarlo.coe5.reports import damage_heatmap, damage_table
+from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
 from montecarlo.distribution import Distribution
 from montecarlo.errors import DataError, InputError
+from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay
 from montecarlo.seeding import resolve_seed
 from montecarlo.stats import compare, wilson
 
@@ -27,12 +31,22 @@ __all__ = [
     "Die",
     "Distribution",
     "InputError",
+    "Roster",
+    "Unit",
+    "Weapon",
     "__version__",
     "check_roll",
     "compare",
+    "damage",
+    "damage_heatmap",
+    "damage_table",
+    "hits_to_kill",
+    "load_units",
     "morale_failure_chance",
     "oed",
     "parse_die",
+    "plot_exact_vs_sampled",
+    "plot_overlay",
     "resist_chance",
     "resolve_seed",
     "score_oed",

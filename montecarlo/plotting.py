@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -58,6 +59,7 @@ def plot_distribution(
     else:
         raise ValueError(f"kind must be 'pmf' or 'cdf', not {kind!r}")
     ax.set_xlabel(xlabel)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title(title or f"{label}: exact {kind.upper()}")
     ax.legend()
     ax.grid(axis="y", alpha=0.3)
@@ -86,6 +88,7 @@ def plot_exact_vs_sampled(
         label=f"sampled (n = {n:,}, ±95%)",
     )  # fmt: skip
     ax.set_xlabel(xlabel)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("probability P(X = x)")
     ax.set_title(title or f"{dist.name or 'distribution'}: exact vs sampled")
     ax.legend()
@@ -111,6 +114,7 @@ def plot_overlay(
     ax_pmf.set(xlabel=xlabel, ylabel="probability P(X = x)", title="PMF")
     ax_cdf.set(xlabel=xlabel, ylabel="P(X ≤ x)", title="CDF", ylim=(0, 1.02))
     for ax in (ax_pmf, ax_cdf):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(fontsize="small")
         ax.grid(alpha=0.3)
     fig.suptitle(title)
