@@ -12,7 +12,10 @@ from numba import njit, prange
 
 from kernels import coe5_layout as L
 from kernels.coe5_dice import oed
-from kernels.rng import bounded
+from kernels.rng import bounded, bounded_from, next_u64
+
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(inline="always")
@@ -32,6 +35,20 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
     whether the target cannot move (``immobile``) or is ``frozen``, and ``far``
     (beyond half range, for C-5.3).  For poison the result goes to the pool.
     """
+    return hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, _NO_TABLE, 0)
+
+
+_NO_TABLE = np.zeros(0, dtype=np.int16)
+
+
+@njit(inline="always")
+def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table, levels):
+    """:func:`hit_damage` with an optional OED level table for the rolled die.
+
+    With ``levels > 0`` (``table`` from ``oed_level_table`` for exactly this
+    die size), one 64-bit word serves both the damage roll (high half) and the
+    shield roll (low half); otherwise the roll-again loop is used.
+    """
     dtype = W[L.W_TYPE, w]
     if dtype == L.T_PARALYSIS:  # C-4.9: no direct damage
         return np.int64(0)
@@ -44,7 +61,13 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
     size = W[L.W_DIE, w]
     if not flags & L.F_NOSTR:
         size += strength
-    total = oed(s, size)
+    word = next_u64(s)
+    if levels > 0:
+        total = np.int64(table[bounded_from(s, word >> _U32, table.shape[0])])
+        if total < 0:  # all table levels were maxima: keep rolling (C-1.1)
+            total = np.int64(levels) * (size - 1) + oed(s, size)
+    else:
+        total = oed(s, size)
     if far and flags & L.F_RANGEPEN:  # C-5.3 [default]: halve the raw roll, round up
         total = (total + 1) // 2
     if vulnerable_to(U, t, dtype):  # step 2
@@ -58,7 +81,7 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
         total -= U[L.U_ARMOR, t]
     shield = U[L.U_SHIELD, t]
     if shield > 0 and not flags & L.F_SHIELDNEG:  # step 6: uniform 0..shield
-        total -= bounded(s, shield + 1)
+        total -= bounded_from(s, word & _MASK32, shield + 1)
     res = U[L.U_RES0 + dtype, t]
     if res != 0:  # step 7, floored (Python // floors, also below zero)
         total = (total * (100 - res)) // 100
@@ -68,10 +91,18 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
 
 
 @njit(cache=True, parallel=True)
-def sample_hits(states, chunk, W, w, U, t, strength, wall, immobile, frozen, far, out):
-    """``out[i]`` = damage of hit ``i`` (weapon ``w`` on target ``t``)."""
+def sample_hits(
+    states, chunk, W, w, U, t, strength, wall, immobile, frozen, far, table, levels, out
+):
+    """``out[i]`` = damage of hit ``i`` (weapon ``w`` on target ``t``).
+
+    ``table, levels`` come from ``oed_level_table`` for the die actually rolled
+    (``levels == 0``: no table).
+    """
     total = out.shape[0]
     for c in prange(states.shape[0]):
         s = states[c]
         for i in range(c * chunk, min(total, (c + 1) * chunk)):
-            out[i] = hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far)
+            out[i] = hit_damage_fast(
+                s, W, w, U, t, strength, wall, immobile, frozen, far, table, levels
+            )

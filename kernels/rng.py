@@ -73,6 +73,24 @@ def bounded(s, n):
 
 
 @njit(inline="always")
+def bounded_from(s, x32, n):
+    """Unbiased integer in ``[0, n)`` from a given 32-bit value ``x32``.
+
+    Lets a kernel spend both halves of one word on two draws.  If ``x32``
+    falls in Lemire's rejection zone, fresh words from ``s`` are used instead.
+    """
+    nn = np.uint64(n)
+    m = np.uint64(x32) * nn
+    low = m & _MASK32
+    if low < nn:
+        threshold = (_TWO32 - nn) % nn
+        while low < threshold:
+            m = (next_u64(s) >> _U32) * nn
+            low = m & _MASK32
+    return np.int64(m >> _U32)
+
+
+@njit(inline="always")
 def uniform(s):
     """A float64 uniform on ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(s) >> _U11) * _INV53

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.coe5_damage import sample_hits
+from kernels.coe5_dice import oed_level_table
 from montecarlo.coe5.dice import _oed_single
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import (
@@ -181,6 +182,8 @@ def _hit_sampler(weapon: Weapon, target: Unit, situation: Situation):
     # Pack a two-unit table: a carrier unit owning the weapon, and the target.
     carrier = Unit(name="_attacker", hp=1, weapons=(weapon,))
     packed = pack([carrier, target])
+    size = weapon.damage.size + (0 if weapon.nostr else situation.strength)
+    table, levels = oed_level_table(size) if size >= 2 else (oed_level_table(2)[0], 0)
     args = (
         packed.W,
         0,
@@ -191,6 +194,8 @@ def _hit_sampler(weapon: Weapon, target: Unit, situation: Situation):
         situation.immobile,
         situation.frozen,
         situation.far,
+        table,
+        levels,
     )
 
     def fill(states: np.ndarray, chunk: int, out: np.ndarray) -> None:
