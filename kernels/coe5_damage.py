@@ -18,7 +18,7 @@ _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(inline="always")
+@njit(forceinline=True, error_model="numpy")
 def vulnerable_to(U, t, dtype):
     """C-3 step 2 applies to fire, cold, shock and poison only."""
     if dtype != L.T_FIRE and dtype != L.T_COLD and dtype != L.T_SHOCK and dtype != L.T_POISON:
@@ -26,7 +26,7 @@ def vulnerable_to(U, t, dtype):
     return (U[L.U_VULN, t] >> dtype) & 1 == 1
 
 
-@njit(inline="always")
+@njit(forceinline=True, error_model="numpy")
 def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
     """Damage of one hit after C-3 steps 1-8 (0 when nothing happens).
 
@@ -41,7 +41,7 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
 _NO_TABLE = np.zeros(0, dtype=np.int16)
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table, levels):
     """:func:`hit_damage` with an optional OED level table for the rolled die.
 
@@ -90,7 +90,7 @@ def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table,
     return total
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_hits(
     states, chunk, W, w, U, t, strength, wall, immobile, frozen, far, table, levels, out
 ):

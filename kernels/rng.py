@@ -26,12 +26,12 @@ _TWO32 = np.uint64(1 << 32)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def next_u64(s):
     """Advance the xoshiro256** state ``s`` (uint64[4]) and return one 64-bit word."""
     s0 = s[0]
@@ -53,7 +53,7 @@ def next_u64(s):
     return result
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def bounded(s, n):
     """Unbiased integer in ``[0, n)`` for ``1 <= n <= 2**32`` (Lemire's method).
 
@@ -72,7 +72,7 @@ def bounded(s, n):
     return np.int64(m >> _U32)
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def bounded_from(s, x32, n):
     """Unbiased integer in ``[0, n)`` from a given 32-bit value ``x32``.
 
@@ -90,19 +90,19 @@ def bounded_from(s, x32, n):
     return np.int64(m >> _U32)
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def uniform(s):
     """A float64 uniform on ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(s) >> _U11) * _INV53
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def chance(s, p):
     """True with probability ``p`` (a float in [0, 1])."""
     return uniform(s) < p
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def fill_words(states, chunk, out):
     """Fill ``out`` with raw 64-bit words, one stream per chunk of ``chunk`` words.
 
@@ -117,7 +117,7 @@ def fill_words(states, chunk, out):
             out[i] = next_u64(s)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def fill_bounded(states, chunk, n_faces, out):
     """Fill ``out`` with uniform integers on ``[0, n_faces)``, one stream per chunk."""
     n = out.shape[0]

@@ -19,7 +19,7 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_oed(states, chunk, n, dice, out):
     """``out[i]`` = sum of ``dice`` OED(n) rolls (C-1.1 to C-1.5, C-1.7)."""
     total = out.shape[0]
@@ -29,7 +29,7 @@ def sample_oed(states, chunk, n, dice, out):
             out[i] = oed_sum(s, n, dice)
 
 
-@njit(inline="always")
+@njit(inline="always", error_model="numpy")
 def _table_roll(s, x32, size, threshold, table, n, base):
     """One OED(n) roll from a 32-bit draw ``x32`` and the level table (C-1.2).
 
@@ -45,7 +45,7 @@ def _table_roll(s, x32, size, threshold, table, n, base):
     return value
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_oed_table(states, chunk, n, table, levels, out):
     """``out[i]`` = one OED(n) roll, two rolls per 64-bit word via a level table.
 
@@ -68,7 +68,7 @@ def sample_oed_table(states, chunk, n, table, levels, out):
                 out[i + 1] = _table_roll(s, w & _MASK32, size, threshold, table, n, base)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_oed_single(states, chunk, n, out):
     """``out[i]`` = one OED(n) roll by the roll-again loop (benchmark comparison)."""
     total = out.shape[0]
@@ -78,7 +78,7 @@ def sample_oed_single(states, chunk, n, out):
             out[i] = oed(s, n)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_oed_inversion(states, chunk, n, out):
     """``out[i]`` = one OED(n) roll by float inversion (benchmark comparison)."""
     total = out.shape[0]
@@ -88,7 +88,7 @@ def sample_oed_inversion(states, chunk, n, out):
             out[i] = oed_inversion(s, n)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_soed(states, chunk, n, dice, out):
     """``out[i]`` = sum of ``dice`` S-OED(n) rolls (C-1.6)."""
     total = out.shape[0]
@@ -98,7 +98,7 @@ def sample_soed(states, chunk, n, dice, out):
             out[i] = soed_sum(s, n, dice)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_check_roll(states, chunk, difficulty, out):
     """``out[i]`` = one magic-resistance check roll at ``difficulty`` (C-2.1)."""
     total = out.shape[0]
@@ -108,7 +108,7 @@ def sample_check_roll(states, chunk, difficulty, out):
             out[i] = check_roll(s, difficulty)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_sf_check(states, chunk, modifier, target, out):
     """``out[i]`` = outcome code of one S-1.1 check (see :mod:`kernels.sf_dice`)."""
     total = out.shape[0]
@@ -118,7 +118,7 @@ def sample_sf_check(states, chunk, modifier, target, out):
             out[i] = sf_check(s, modifier, target)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def sample_table(states, chunk, lo, cdf, out):
     """Inverse-CDF sampling of any finite integer distribution.
 

@@ -1,0 +1,549 @@
+"""One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its batch driver.
+
+``play_battle`` plays one battle from packed unit tables and a random stream;
+``run_battles`` plays chunks of battles in ``prange`` and aggregates outcome
+counts and histograms per chunk, so memory stays bounded for any trial count.
+Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
+record (used by the invariant tests) only when ``debug`` is set.
+
+Unit instances are ordered attacker first, front to back; this order is the
+movement order of C-8.3.  Positions are (x, y) = (column, row).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from kernels import coe5_layout as L
+from kernels import coe5_rules as R
+from kernels.coe5_damage import hit_damage
+from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
+from kernels.rng import bounded, chance, next_u64
+
+ALIVE = 0
+DEAD = 1
+ROUTED = 2
+
+ATTACKER_WINS = 0
+DEFENDER_WINS = 1
+DRAW = 2
+
+# Columns of the per-unit debug record.
+D_HP = 0  # final HP
+D_STATE = 1  # final state (ALIVE/DEAD/ROUTED)
+D_GONE_SEQ = 2  # event number of its death or rout (-1 if it stayed)
+D_LAST_ACT_SEQ = 3  # event number of its last attack (-1 if none)
+D_MAX_HP_SEEN = 4  # highest HP it ever had
+N_DEBUG = 5
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(error_model="numpy")
+def _cheb(x0, y0, x1, y1):
+    return max(abs(x0 - x1), abs(y0 - y1))
+
+
+@njit(error_model="numpy")
+def _sign(v):
+    return (v > 0) - (v < 0)
+
+
+@njit(error_model="numpy")
+def _kill(j, state, px, py, grid, width, dbg, seq):
+    state[j] = DEAD
+    grid[px[j] * width + py[j]] = -1
+    dbg[j, D_GONE_SEQ] = seq
+
+
+@njit(error_model="numpy")
+def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
+    """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
+    if amount <= 0 or state[j] != ALIVE:
+        return 0
+    removed = min(amount, hp[j])
+    hp[j] -= amount
+    if hp[j] <= 0:
+        _kill(j, state, px, py, grid, width, dbg, seq)
+    return removed
+
+
+@njit(error_model="numpy")
+def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
+            wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
+            P, dbg, seq):  # fmt: skip
+    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4)."""
+    ti = itype[i]
+    tj = itype[j]
+    dbg[i, D_LAST_ACT_SEQ] = seq
+    flags = W[L.W_FLAGS, w]
+    if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
+        cloud[px[j] * width + py[j]] = w
+        return
+    strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
+    wall = fort if siege and px[j] == wall_col else 0
+    cannot_move = stunned[j] != 0 or paralysed[j] != 0
+    dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far)
+    dtype = W[L.W_TYPE, w]
+    if dtype == L.T_PARALYSIS:  # C-4.9: resisted by MR
+        if not resists(s, U[L.U_MR, tj], NORMAL):
+            paralysed[j] = 1
+        return
+    if dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
+        poison[j] += dmg
+        return
+    if dmg < 1:
+        return
+    dealt[iside[i]] += _lose_hp(j, dmg, hp, state, px, py, grid, width, dbg, seq)
+    if state[j] != ALIVE:
+        return
+    if dtype == L.T_FIRE:  # C-4.2
+        if chance(s, P[R.BURN_CHANCE] * (100 - U[L.U_RES0 + L.T_FIRE, tj]) / 100.0):
+            burning[j] = 1
+    elif dtype == L.T_COLD:  # C-4.3
+        if chance(s, P[R.FREEZE_CHANCE]):
+            frozen[j] = 1
+    elif dtype == L.T_SHOCK:  # C-4.4: an MR check or a strength check (C-2.3) avoids it
+        if not resists(s, U[L.U_MR, tj], NORMAL):
+            if not check_roll(s, NORMAL) < U[L.U_STR, tj]:
+                stunned[j] = 1
+    elif dtype == L.T_DECAY:  # C-4.8
+        decaying[j] = 1
+
+
+@njit(error_model="numpy")
+def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
+    """A random living enemy of i at Chebyshev distance lo..hi, or -1."""
+    k = 0
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] != iside[i]:
+            d = _cheb(px[i], py[i], px[j], py[j])
+            if lo <= d <= hi:
+                cand[k] = j
+                k += 1
+    if k == 0:
+        return -1
+    return cand[bounded(s, k)]
+
+
+@njit(error_model="numpy")
+def _enemy_adjacent(i, iside, state, px, py):
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] != iside[i]:
+            if _cheb(px[i], py[i], px[j], py[j]) == 1:
+                return True
+    return False
+
+
+@njit(error_model="numpy")
+def _eff_range(i, w, W, px, siege, wall_col, P):
+    r = W[L.W_RANGE, w]
+    if siege and px[i] == wall_col and r > 1:  # C-5.4
+        r += np.int64(P[R.WALL_RANGE_BONUS])
+    return r
+
+
+@njit(error_model="numpy")
+def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, wall_col, P, cand):
+    """C-8.3: step 1 tile toward the nearest enemy unless one is in reach."""
+    ti = itype[i]
+    best = -1
+    dmin = 1 << 30
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] != iside[i]:
+            d = _cheb(px[i], py[i], px[j], py[j])
+            if d < dmin:
+                dmin = d
+                best = j
+    if best < 0 or dmin <= 1:
+        return
+    # In reach: a ranged weapon (C-5.5 needs no adjacent enemy, true here as dmin > 1).
+    w0 = U[L.U_W0, ti]
+    for k in range(U[L.U_NW, ti]):
+        w = w0 + k
+        if W[L.W_RANGE, w] > 1 and not W[L.W_FLAGS, w] & L.F_PREBATTLE:
+            if _eff_range(i, w, W, px, siege, wall_col, P) >= dmin:
+                return
+    tx = px[best]
+    ty = py[best]
+    nx = px[i] + _sign(tx - px[i])
+    ny = py[i] + _sign(ty - py[i])
+    if grid[nx * width + ny] < 0:
+        pass  # the direct step is free
+    else:
+        # C-8.3 [default]: take a free tile that is equally close, at random.
+        k = 0
+        for dx in range(-1, 2):
+            for dy in range(-1, 2):
+                ax = px[i] + dx
+                ay = py[i] + dy
+                if (dx == 0 and dy == 0) or ax < 0 or ay < 0 or ax >= length or ay >= width:
+                    continue
+                if grid[ax * width + ay] < 0 and _cheb(ax, ay, tx, ty) == dmin - 1:
+                    cand[k] = ax * width + ay
+                    k += 1
+        if k == 0:
+            return
+        t = cand[bounded(s, k)]
+        nx = t // width
+        ny = t % width
+    grid[px[i] * width + py[i]] = -1
+    px[i] = nx
+    py[i] = ny
+    grid[nx * width + ny] = i
+
+
+@njit(error_model="numpy")
+def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
+             burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq):  # fmt: skip
+    """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
+    for i in range(itype.shape[0]):
+        if state[i] != ALIVE:
+            continue
+        ti = itype[i]
+        if burning[i]:  # C-4.2: fire damage reduced by fire resistance, not armour
+            d = oed(s, np.int64(P[R.BURN_DIE]))
+            d = (d * (100 - U[L.U_RES0 + L.T_FIRE, ti])) // 100
+            _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+            if chance(s, P[R.BURN_STOP]):
+                burning[i] = 0
+        if poison[i] > 0 and state[i] == ALIVE:  # C-4.5
+            d = max(1, poison[i] // np.int64(P[R.POISON_DIVISOR]))
+            poison[i] -= d
+            _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+        if decaying[i] and state[i] == ALIVE:  # C-4.8
+            _lose_hp(i, 1, hp, state, px, py, grid, width, dbg, seq)
+        if state[i] != ALIVE:
+            continue
+        if frozen[i] and chance(s, P[R.THAW_CHANCE]):
+            frozen[i] = 0
+        if stunned[i] and chance(s, P[R.STUN_RECOVER]):
+            stunned[i] = 0
+        if paralysed[i] and chance(s, P[R.PARALYSIS_END]):
+            paralysed[i] = 0
+        if U[L.U_FLAGS, ti] & L.UF_REGENERATION:  # C-8.9 [default]
+            heal = np.int64(np.ceil(P[R.REGEN_FRACTION] * maxhp[i] - 1e-9))
+            hp[i] = min(maxhp[i], hp[i] + heal)
+            dbg[i, D_MAX_HP_SEEN] = max(dbg[i, D_MAX_HP_SEEN], hp[i])
+    for i in range(itype.shape[0]):  # step 10: clouds
+        if state[i] != ALIVE:
+            continue
+        w = cloud[px[i] * width + py[i]]
+        if w < 0:
+            continue
+        wall = fort if siege and px[i] == wall_col else 0
+        d = hit_damage(s, W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
+                       frozen[i] != 0, False)  # fmt: skip
+        if W[L.W_TYPE, w] == L.T_POISON:
+            poison[i] += d
+        else:
+            _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+
+
+@njit(error_model="numpy")
+def _side_counts(iside, state):
+    a = 0
+    b = 0
+    for i in range(iside.shape[0]):
+        if state[i] == ALIVE:
+            if iside[i] == 0:
+                a += 1
+            else:
+                b += 1
+    return a, b
+
+
+@njit(error_model="numpy")
+def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
+                hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
+                grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
+                dbg):  # fmt: skip
+    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays."""
+    n = itype.shape[0]
+    grid[:] = -1
+    cloud[:] = -1
+    dealt[:] = 0
+    for i in range(n):
+        t = itype[i]
+        hp[i] = U[L.U_HP, t]
+        maxhp[i] = hp[i]
+        px[i] = sx[i]
+        py[i] = sy[i]
+        state[i] = ALIVE
+        burning[i] = 0
+        frozen[i] = 0
+        stunned[i] = 0
+        paralysed[i] = 0
+        decaying[i] = 1 if U[L.U_FLAGS, t] & L.UF_DECAY else 0
+        poison[i] = 0
+        grid[sx[i] * width + sy[i]] = i
+        last_fire[i, :] = -(1 << 40)
+        dbg[i, D_HP] = 0
+        dbg[i, D_STATE] = ALIVE
+        dbg[i, D_GONE_SEQ] = -1
+        dbg[i, D_LAST_ACT_SEQ] = -1
+        dbg[i, D_MAX_HP_SEEN] = hp[i]
+    seq = 0
+    fatigue_start = np.int64(P[R.FATIGUE_START])
+    if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
+        fatigue_start = max(100, 100 + n)
+    max_rounds = np.int64(P[R.MAX_ROUNDS])
+
+    # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
+    for phase in range(2):
+        flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
+        for i in range(n):
+            if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
+                continue
+            ti = itype[i]
+            for k in range(U[L.U_NW, ti]):
+                w = U[L.U_W0, ti] + k
+                if W[L.W_FLAGS, w] & flag:
+                    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+                    if j >= 0:
+                        seq += 1
+                        _strike(s, i, w, j, False, U, W, itype, iside, hp, state, px, py, grid,
+                                cloud, width, wall_col, fort, siege, burning, frozen, stunned,
+                                paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+
+    # C-7.3 siege rounds: only siege weapons fire, at random enemies in range.
+    if siege:
+        attacker_has_siege = False
+        for i in range(n):
+            ti = itype[i]
+            if iside[i] == 0:
+                for k in range(U[L.U_NW, ti]):
+                    if W[L.W_FLAGS, U[L.U_W0, ti] + k] & L.F_SIEGE:
+                        attacker_has_siege = True
+        if attacker_has_siege:
+            for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
+                for i in range(n):
+                    if state[i] != ALIVE:
+                        continue
+                    ti = itype[i]
+                    for k in range(U[L.U_NW, ti]):
+                        w = U[L.U_W0, ti] + k
+                        if not W[L.W_FLAGS, w] & L.F_SIEGE:
+                            continue
+                        if rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
+                            continue
+                        r = _eff_range(i, w, W, px, siege, wall_col, P)
+                        j = _random_enemy(s, i, 2, r, iside, state, px, py, cand)
+                        if j >= 0:
+                            last_fire[i, k] = rnd
+                            seq += 1
+                            far = _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
+                            _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
+                                    cloud, width, wall_col, fort, siege, burning, frozen, stunned,
+                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+        # C-7.4 [default]: tunnelling units surface next to a random enemy.
+        for i in range(n):
+            if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
+                j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+                if j < 0:
+                    continue
+                k = 0
+                for dx in range(-1, 2):
+                    for dy in range(-1, 2):
+                        ax = px[j] + dx
+                        ay = py[j] + dy
+                        if 0 <= ax < length and 0 <= ay < width and grid[ax * width + ay] < 0:
+                            cand[k] = ax * width + ay
+                            k += 1
+                if k > 0:
+                    t = cand[bounded(s, k)]
+                    grid[px[i] * width + py[i]] = -1
+                    px[i] = t // width
+                    py[i] = t % width
+                    grid[t] = i
+
+    outcome = DRAW
+    rounds = 0
+    a, b = _side_counts(iside, state)
+    rnd = 1
+    timed_out = False
+    while a > 0 and b > 0:
+        if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
+            timed_out = True
+            break
+        # 1. battle fatigue: magic damage ignoring armour and shields
+        seq += 1
+        if rnd >= fatigue_start:
+            for i in range(n):
+                _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
+        # 2. clouds disperse
+        for c in range(cloud.shape[0]):
+            if cloud[c] >= 0 and chance(s, P[R.CLOUD_CLEAR]):
+                cloud[c] = -1
+        # 3-4. movement, attacker first (instance order); fast units move twice
+        for sweep in range(2):
+            for i in range(n):
+                if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                    continue
+                fl = U[L.U_FLAGS, itype[i]]
+                if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
+                    continue
+                _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege,
+                      wall_col, P, cand)  # fmt: skip
+        # 5. fear: each adjacent enemy of a fear unit checks morale or routs
+        for i in range(n):
+            fear = U[L.U_FEAR, itype[i]]
+            if state[i] != ALIVE or fear == 0:
+                continue
+            for j in range(n):
+                if state[j] == ALIVE and iside[j] != iside[i]:
+                    if _cheb(px[i], py[i], px[j], py[j]) == 1:
+                        die = np.int64(P[R.FEAR_DIE_BASE]) + fear
+                        if fails_morale(s, U[L.U_MORALE, itype[j]], die):
+                            seq += 1
+                            state[j] = ROUTED
+                            grid[px[j] * width + py[j]] = -1
+                            dbg[j, D_GONE_SEQ] = seq
+        # 6-7. attack order: wands first, then initiative, ties at random
+        m = 0
+        for i in range(n):
+            if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                continue
+            ti = itype[i]
+            for k in range(U[L.U_NW, ti]):
+                w = U[L.U_W0, ti] + k
+                if W[L.W_FLAGS, w] & L.F_PREBATTLE:
+                    continue
+                wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
+                for _ in range(W[L.W_SHOTS, w]):
+                    atk_unit[m] = i
+                    atk_w[m] = w
+                    atk_slot[m] = k
+                    tie = np.int64(next_u64(s) & _MASK32)
+                    atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
+                    m += 1
+        order = np.argsort(atk_key[:m])
+        # 8. attacks
+        for q in range(m):
+            e = order[q]
+            i = atk_unit[e]
+            if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                continue  # killed, routed or stunned before its attack came
+            w = atk_w[e]
+            k = atk_slot[e]
+            if W[L.W_RANGE, w] > 1:
+                if _enemy_adjacent(i, iside, state, px, py):
+                    continue  # C-5.5: melee weapons fight instead
+                if rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
+                    continue  # C-5.2: reloading
+                r = _eff_range(i, w, W, px, siege, wall_col, P)
+                j = _random_enemy(s, i, 2, r, iside, state, px, py, cand)
+                if j < 0:
+                    continue
+                last_fire[i, k] = rnd
+                far = _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2  # C-5.3
+            else:
+                j = _random_enemy(s, i, 1, 1, iside, state, px, py, cand)
+                if j < 0:
+                    continue
+                far = False
+            seq += 1
+            _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
+                    wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
+                    dealt, P, dbg, seq)  # fmt: skip
+        # 9-10. ongoing effects and clouds
+        seq += 1
+        _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                 fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                 seq)  # fmt: skip
+        a, b = _side_counts(iside, state)
+        rounds = rnd
+        rnd += 1
+    # 11. the end: 75 more rounds of steps 9-10 only, then count survivors.
+    extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
+    for _ in range(extra):
+        seq += 1
+        _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                 fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                 seq)  # fmt: skip
+    a, b = _side_counts(iside, state)
+    if timed_out:
+        outcome = DRAW
+    elif a > 0 and b == 0:
+        outcome = ATTACKER_WINS
+    elif b > 0 and a == 0:
+        outcome = DEFENDER_WINS
+    else:
+        outcome = DRAW
+    for i in range(n):
+        dbg[i, D_HP] = hp[i]
+        dbg[i, D_STATE] = state[i]
+    return outcome, rounds
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, width, length,
+                wall_col, fort, siege, P, max_weapons, max_attacks,
+                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
+                keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
+    """Play ``n_trials`` battles in chunks of ``chunk``, one stream per chunk.
+
+    ``agg_*`` arrays have a leading chunk axis and are accumulated per chunk:
+    outcome counts (3), a rounds histogram, per-part histograms of survivors
+    and routed counts, and the sum and sum of squares of damage dealt per side.
+    With ``keep`` the ``t_*`` arrays receive one row per trial; with ``debug``
+    ``t_debug[trial, unit, :]`` receives the per-unit record (D_* columns).
+    """
+    n = itype.shape[0]
+    max_round_bin = agg_rounds.shape[1] - 1
+    for c in prange(states.shape[0]):
+        s = states[c]
+        hp = np.zeros(n, np.int64)
+        maxhp = np.zeros(n, np.int64)
+        px = np.zeros(n, np.int64)
+        py = np.zeros(n, np.int64)
+        state = np.zeros(n, np.int64)
+        burning = np.zeros(n, np.int64)
+        frozen = np.zeros(n, np.int64)
+        stunned = np.zeros(n, np.int64)
+        paralysed = np.zeros(n, np.int64)
+        decaying = np.zeros(n, np.int64)
+        poison = np.zeros(n, np.int64)
+        grid = np.empty(width * length, np.int64)
+        cloud = np.empty(width * length, np.int64)
+        last_fire = np.zeros((n, max_weapons), np.int64)
+        atk_unit = np.zeros(max_attacks, np.int64)
+        atk_w = np.zeros(max_attacks, np.int64)
+        atk_slot = np.zeros(max_attacks, np.int64)
+        atk_key = np.zeros(max_attacks, np.int64)
+        cand = np.zeros(max(n, 9), np.int64)
+        dealt = np.zeros(2, np.int64)
+        dbg = np.zeros((n, N_DEBUG), np.int64)
+        n_parts = agg_surv.shape[1]
+        surv = np.zeros(n_parts, np.int64)
+        routed = np.zeros(n_parts, np.int64)
+        for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
+            outcome, rounds = play_battle(
+                s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
+                hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
+                grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
+            )  # fmt: skip
+            surv[:] = 0
+            routed[:] = 0
+            for i in range(n):
+                if state[i] == ALIVE:
+                    surv[ipart[i]] += 1
+                elif state[i] == ROUTED:
+                    routed[ipart[i]] += 1
+            agg_outcome[c, outcome] += 1
+            agg_rounds[c, min(rounds, max_round_bin)] += 1
+            for p in range(n_parts):
+                agg_surv[c, p, surv[p]] += 1
+                agg_routed[c, p, routed[p]] += 1
+            for side in range(2):
+                agg_dealt[c, side] += dealt[side]
+                agg_dealt_sq[c, side] += dealt[side] * dealt[side]
+            if keep:
+                t_outcome[trial] = outcome
+                t_rounds[trial] = rounds
+                t_surv[trial, :] = surv
+                t_routed[trial, :] = routed
+                t_dealt[trial, :] = dealt
+            if debug:
+                t_debug[trial, :, :] = dbg

@@ -1,0 +1,23 @@
+"""Indices of the CoE5 battle parameters passed to the battle kernel.
+
+The Python side (:class:`montecarlo.coe5.battle.BattleRules`) owns the names,
+defaults and documentation; the kernel reads a float64 array in this order.
+"""
+
+BURN_CHANCE = 0  # C-4.2 [default] chance a damaging fire hit sets the target burning
+BURN_STOP = 1  # C-4.2 [default] chance per round that burning stops
+BURN_DIE = 2  # C-4.2 [default] burning deals OED(this) fire damage
+FREEZE_CHANCE = 3  # C-4.3 [default]
+THAW_CHANCE = 4  # C-4.3 [default]
+STUN_RECOVER = 5  # C-4.4 [default]
+PARALYSIS_END = 6  # C-4.9 [default]
+POISON_DIVISOR = 7  # C-4.5 [default] pool loss per round = max(1, pool // this)
+REGEN_FRACTION = 8  # C-8.9 [default] share of max HP healed per round, rounded up
+CLOUD_CLEAR = 9  # C-8.2 chance each cloud disappears per round
+FATIGUE_START = 10  # C-8.1 [default] round F; negative means max(100, 100 + units)
+MAX_ROUNDS = 11  # C-8.11 [default] draw when reached
+EXTRA_ROUNDS = 12  # C-8.11 rounds of ongoing effects after the end
+SIEGE_ROUNDS = 13  # C-7.3 siege rounds before round 1
+WALL_RANGE_BONUS = 14  # C-5.4 extra range on a wall
+FEAR_DIE_BASE = 15  # C-2.4 [default] fear check die = this + fear level
+N_PARAMS = 16

@@ -1,0 +1,312 @@
+"""CoE5 matchups: many simplified battles, aggregated with their Monte Carlo error.
+
+:func:`matchup` plays battles with :func:`kernels.coe5_battle.run_battles` in
+fixed chunks of :data:`BATTLE_CHUNK` trials, each chunk on its own stream, and
+in fixed batches of :data:`BATCH_CHUNKS` chunks.  The stopping rule of
+``precision=`` is checked only between batches, so the chunks played, and so
+every figure, depend on the seed alone, never on the thread count.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from kernels import coe5_rules as R
+from kernels.coe5_battle import N_DEBUG, run_battles
+from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
+from montecarlo.coe5.packing import pack
+from montecarlo.coe5.units import Roster
+from montecarlo.driver import check_trials, numba_threads
+from montecarlo.errors import InputError
+from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
+from montecarlo.stats import wilson_halfwidth
+
+#: Battles per chunk (one random stream each).  Fixed: it is part of the seed.
+BATTLE_CHUNK = 256
+#: Chunks per batch; ``precision=`` is checked between batches.
+BATCH_CHUNKS = 8
+#: Upper bound on battles for ``precision=`` runs.
+DEFAULT_MAX_TRIALS = 10_000_000
+
+OUTCOMES = ("attacker", "defender", "draw")
+
+
+@dataclass(frozen=True)
+class BattleRules:
+    """Every [default] of RULES.md C-2 to C-8 that a battle uses, by name.
+
+    Change any of them with ``matchup(..., rules=BattleRules(burn_chance=0.3))``.
+    """
+
+    burn_chance: float = 0.5  # C-4.2
+    burn_stop: float = 0.3  # C-4.2
+    burn_die: int = 3  # C-4.2
+    freeze_chance: float = 0.5  # C-4.3
+    thaw_chance: float = 0.2  # C-4.3
+    stun_recover: float = 0.75  # C-4.4
+    paralysis_end: float = 0.1  # C-4.9
+    poison_divisor: int = 10  # C-4.5
+    regen_fraction: float = 0.1  # C-8.9
+    cloud_clear: float = 0.5  # C-8.2
+    fatigue_start: int | None = None  # C-8.1: None means max(100, 100 + units)
+    max_rounds: int = 10_000  # C-8.11
+    extra_rounds: int = 75  # C-8.11
+    siege_rounds: int = 15  # C-7.3
+    wall_range_bonus: int = 1  # C-5.4
+    fear_die_base: int = 6  # C-2.4
+
+    def to_array(self) -> np.ndarray:
+        """The float64 parameter array in :mod:`kernels.coe5_rules` order."""
+        for name in ("burn_chance", "burn_stop", "freeze_chance", "thaw_chance",
+                     "stun_recover", "paralysis_end", "regen_fraction", "cloud_clear"):  # fmt: skip
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise InputError(f"rules.{name} is a probability in [0, 1], got {value}")
+        if self.max_rounds < 1 or self.poison_divisor < 1:
+            raise InputError("rules.max_rounds and rules.poison_divisor must be at least 1")
+        p = np.zeros(R.N_PARAMS)
+        p[R.BURN_CHANCE] = self.burn_chance
+        p[R.BURN_STOP] = self.burn_stop
+        p[R.BURN_DIE] = self.burn_die
+        p[R.FREEZE_CHANCE] = self.freeze_chance
+        p[R.THAW_CHANCE] = self.thaw_chance
+        p[R.STUN_RECOVER] = self.stun_recover
+        p[R.PARALYSIS_END] = self.paralysis_end
+        p[R.POISON_DIVISOR] = self.poison_divisor
+        p[R.REGEN_FRACTION] = self.regen_fraction
+        p[R.CLOUD_CLEAR] = self.cloud_clear
+        p[R.FATIGUE_START] = -1 if self.fatigue_start is None else self.fatigue_start
+        p[R.MAX_ROUNDS] = self.max_rounds
+        p[R.EXTRA_ROUNDS] = self.extra_rounds
+        p[R.SIEGE_ROUNDS] = self.siege_rounds
+        p[R.WALL_RANGE_BONUS] = self.wall_range_bonus
+        p[R.FEAR_DIE_BASE] = self.fear_die_base
+        return p
+
+
+@dataclass
+class Trials:
+    """Per-trial arrays, present when ``keep_trials=True``."""
+
+    outcome: np.ndarray
+    rounds: np.ndarray
+    survivors: np.ndarray  # (trials, parts)
+    routed: np.ndarray  # (trials, parts)
+    dealt: np.ndarray  # (trials, 2)
+    debug: np.ndarray | None = None  # (trials, units, N_DEBUG)
+
+
+@dataclass
+class _Totals:
+    outcome: np.ndarray
+    rounds: np.ndarray
+    survivors: np.ndarray
+    routed: np.ndarray
+    dealt: np.ndarray
+    dealt_sq: np.ndarray
+    trials: int = 0
+    kept: list = field(default_factory=list)
+
+
+class _Battles:
+    """The packed inputs of one matchup, ready to play batches of chunks."""
+
+    def __init__(self, dep: Deployment, siege: bool, fort: int, width: int, length: int,
+                 rules: BattleRules) -> None:  # fmt: skip
+        packed = pack(dep.types)
+        self.dep = dep
+        self.U, self.W = packed.U, packed.W
+        self.width, self.length = width, length
+        self.siege, self.fort = bool(siege), int(fort) if siege else 0
+        self.params = rules.to_array()
+        self.max_rounds = rules.max_rounds
+        self.max_weapons = max(len(u.weapons) for u in dep.types)
+        shots = [sum(w.shots for w in dep.types[t].weapons) for t in dep.itype]
+        self.max_attacks = max(1, int(sum(shots)))
+        self.n_parts = len(dep.parts)
+        self.max_count = max(p.count for p in dep.parts)
+        self.n_units = len(dep.itype)
+
+    def empty_totals(self) -> _Totals:
+        return _Totals(
+            np.zeros(3, np.int64),
+            np.zeros(self.max_rounds + 1, np.int64),
+            np.zeros((self.n_parts, self.max_count + 1), np.int64),
+            np.zeros((self.n_parts, self.max_count + 1), np.int64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.float64),
+        )
+
+    def play(self, ss, first_chunk: int, n_chunks: int, n_trials: int, keep: bool,
+             debug: bool, totals: _Totals) -> None:  # fmt: skip
+        """Play ``n_trials`` battles in chunks ``first_chunk ..`` and add them to ``totals``."""
+        states = chunk_states(ss, first_chunk, first_chunk + n_chunks)
+        agg_outcome = np.zeros((n_chunks, 3), np.int64)
+        agg_rounds = np.zeros((n_chunks, self.max_rounds + 1), np.int64)
+        agg_surv = np.zeros((n_chunks, self.n_parts, self.max_count + 1), np.int64)
+        agg_routed = np.zeros_like(agg_surv)
+        agg_dealt = np.zeros((n_chunks, 2), np.int64)
+        agg_dealt_sq = np.zeros((n_chunks, 2), np.float64)
+        size = n_trials if keep or debug else 0
+        t_outcome = np.zeros(size, np.int64)
+        t_rounds = np.zeros(size, np.int64)
+        t_surv = np.zeros((size, self.n_parts), np.int64)
+        t_routed = np.zeros((size, self.n_parts), np.int64)
+        t_dealt = np.zeros((size, 2), np.int64)
+        t_debug = np.zeros((n_trials if debug else 0, self.n_units, N_DEBUG), np.int64)
+        d = self.dep
+        run_battles(
+            states, BATTLE_CHUNK, n_trials, self.U, self.W, d.itype, d.iside, d.ipart, d.x, d.y,
+            self.width, self.length, d.wall_col, self.fort, self.siege, self.params,
+            self.max_weapons, self.max_attacks, agg_outcome, agg_rounds, agg_surv, agg_routed,
+            agg_dealt, agg_dealt_sq, keep or debug, t_outcome, t_rounds, t_surv, t_routed,
+            t_dealt, debug, t_debug,
+        )  # fmt: skip
+        totals.outcome += agg_outcome.sum(axis=0)
+        totals.rounds += agg_rounds.sum(axis=0)
+        totals.survivors += agg_surv.sum(axis=0)
+        totals.routed += agg_routed.sum(axis=0)
+        totals.dealt += agg_dealt.sum(axis=0)
+        totals.dealt_sq += agg_dealt_sq.sum(axis=0)
+        totals.trials += n_trials
+        if keep or debug:
+            totals.kept.append(
+                Trials(t_outcome, t_rounds, t_surv, t_routed, t_dealt, t_debug if debug else None)
+            )
+
+
+def _check_precision(precision: object) -> float:
+    if isinstance(precision, bool) or not isinstance(precision, int | float):
+        raise InputError(f"precision must be a number in (0, 0.5), got {precision!r}")
+    if not 0 < precision < 0.5:
+        raise InputError(f"precision must be a number in (0, 0.5), got {precision}")
+    return float(precision)
+
+
+def matchup(
+    attacker: ArmyLike,
+    defender: ArmyLike,
+    *,
+    trials: int | None = None,
+    precision: float | None = None,
+    seed: SeedLike = None,
+    rng: SeedLike = None,
+    siege: bool = False,
+    fort: int = 1,
+    width: int = 10,
+    length: int = 20,
+    rules: BattleRules | None = None,
+    threads: int | None = None,
+    progress: bool | None = True,
+    keep_trials: bool = False,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    roster: Roster | None = None,
+    _debug: bool = False,
+):
+    """Play ``attacker`` against ``defender`` many times and aggregate the outcomes.
+
+    Parameters
+    ----------
+    attacker, defender : str or list of (Unit or name, count)
+        Armies such as ``"pikeman:10,archer:5"``.
+    trials : int, optional
+        Number of battles.  Default 20,000 unless ``precision`` is given.
+    precision : float, optional
+        Keep playing until the 95% Wilson half-width of every outcome rate is
+        at most this (checked every ``BATCH_CHUNKS * BATTLE_CHUNK`` battles),
+        up to ``max_trials``.
+    seed, rng : int, SeedSequence or Generator, optional
+        SPEC 7 seeding; the same seed gives the same result for any ``threads``.
+    siege, fort : bool, int
+        A siege puts a wall of fortification ``fort`` (1-3) on the defender's
+        front column (C-6, C-7.3).
+    width, length : int
+        Grid rows and columns (C-6 [default] 10 × 20).
+    rules : BattleRules, optional
+        The [default] parameters of the rules.
+    threads : int, optional
+        Numba threads (default: all).
+    progress : bool, optional
+        tqdm progress bar (shown after one second).
+    keep_trials : bool
+        Also return per-trial arrays in ``result.trials``.
+
+    Returns
+    -------
+    MatchupResult
+        Ctrl-C returns the battles finished so far, with ``partial=True``.
+    """
+    from montecarlo.coe5.results import MatchupResult
+
+    if trials is not None and precision is not None:
+        raise InputError("give trials= or precision=, not both")
+    if precision is not None:
+        precision = _check_precision(precision)
+        max_trials = check_trials(max_trials, "max_trials")
+    else:
+        trials = check_trials(20_000 if trials is None else trials)
+    if siege and (isinstance(fort, bool) or not isinstance(fort, int) or not 1 <= fort <= 3):
+        raise InputError(f"fort is a fortification level from 1 to 3, got {fort!r}")
+    rules = rules or BattleRules()
+    att = parse_army(attacker, roster)
+    dfd = parse_army(defender, roster)
+    dep = deploy(att, dfd, width, length)
+    battles = _Battles(dep, siege, fort, width, length, rules)
+    ss = resolve_seed(seed, rng)
+    totals = battles.empty_totals()
+    batch = BATCH_CHUNKS * BATTLE_CHUNK
+    target = trials if precision is None else max_trials
+    partial = False
+    start = time.perf_counter()
+    bar = tqdm(total=target if precision is None else None, desc="battles", unit="battle",
+               unit_scale=True, disable=progress is False, delay=0 if progress else 1.0,
+               leave=False)  # fmt: skip
+    chunk = 0
+    try:
+        with numba_threads(threads):
+            while totals.trials < target:
+                n = min(batch, target - totals.trials)
+                if precision is not None and totals.trials > 0:
+                    # Jump toward the size the current rates suggest, in whole
+                    # batches and at most doubling: both depend only on results.
+                    hw = max(wilson_halfwidth(k, totals.trials) for k in totals.outcome)
+                    if hw <= precision:
+                        break
+                    wanted = totals.trials * (hw / precision) ** 2 - totals.trials
+                    n_batches = int(
+                        np.clip(np.ceil(wanted / batch), 1, max(1, totals.trials // batch))
+                    )
+                    n = min(n_batches * batch, target - totals.trials)
+                n_chunks = -(-n // BATTLE_CHUNK)
+                battles.play(ss, chunk, n_chunks, n, keep_trials, _debug, totals)
+                chunk += n_chunks
+                bar.update(n)
+                if precision is not None:
+                    hw = max(wilson_halfwidth(k, totals.trials) for k in totals.outcome)
+                    bar.set_postfix_str(f"±{hw:.4f}")
+    except KeyboardInterrupt:
+        partial = True
+    finally:
+        bar.close()
+    if totals.trials == 0:
+        raise KeyboardInterrupt
+    seconds = time.perf_counter() - start
+    kept = None
+    if totals.kept:
+        kept = Trials(
+            *(
+                np.concatenate([getattr(k, f) for k in totals.kept])
+                for f in ("outcome", "rounds", "survivors", "routed", "dealt")
+            ),
+            debug=np.concatenate([k.debug for k in totals.kept]) if _debug else None,
+        )
+    options = {"siege": bool(siege), "fort": battles.fort, "width": width, "length": length,
+               "rules": asdict(rules)}  # fmt: skip
+    return MatchupResult(
+        parts=dep.parts, totals=totals, trials=kept, partial=partial, seed=ss.entropy,
+        seconds=seconds, precision=precision, options=options, deployment=dep,
+    )  # fmt: skip
