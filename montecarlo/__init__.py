@@ -4,6 +4,7 @@ Exact distributions back sampled ones wherever the maths allows; every sampled
 figure carries its Monte Carlo error.  Rules are cited by their RULES.md ids.
 """
 
+from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.damage import damage, hits_to_kill
 from montecarlo.coe5.dice import (
     Die,
@@ -16,6 +17,7 @@ from montecarlo.coe5.dice import (
     score_soed,
     soed,
 )
+from montecarlo.coe5.duel import DuelResult, duel_exact
 from montecarlo.coe5.reports import damage_heatmap, damage_table
 from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
 from montecarlo.distribution import Distribution
@@ -27,9 +29,11 @@ from montecarlo.stats import compare, wilson
 __version__ = "0.1.0"
 
 __all__ = [
+    "BattleRules",
     "DataError",
     "Die",
     "Distribution",
+    "DuelResult",
     "InputError",
     "Roster",
     "Unit",
@@ -40,8 +44,10 @@ __all__ = [
     "damage",
     "damage_heatmap",
     "damage_table",
+    "duel_exact",
     "hits_to_kill",
     "load_units",
+    "matchup",
     "morale_failure_chance",
     "oed",
     "parse_die",
