@@ -47,7 +47,11 @@ def _cheb(x0, y0, x1, y1):
 
 @njit(error_model="numpy")
 def _sign(v):
-    return (v > 0) - (v < 0)
+    if v > 0:
+        return 1
+    if v < 0:
+        return -1
+    return 0
 
 
 @njit(error_model="numpy")
@@ -128,12 +132,20 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
 
 
 @njit(error_model="numpy")
-def _enemy_adjacent(i, iside, state, px, py):
-    for j in range(iside.shape[0]):
-        if state[j] == ALIVE and iside[j] != iside[i]:
-            if _cheb(px[i], py[i], px[j], py[j]) == 1:
-                return True
-    return False
+def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
+    """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
+    k = 0
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            ax = px[i] + dx
+            ay = py[i] + dy
+            if (dx == 0 and dy == 0) or ax < 0 or ay < 0 or ax >= length or ay >= width:
+                continue
+            j = grid[ax * width + ay]
+            if j >= 0 and iside[j] != iside[i]:
+                cand[k] = j
+                k += 1
+    return k
 
 
 @njit(error_model="numpy")
@@ -428,7 +440,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             w = atk_w[e]
             k = atk_slot[e]
             if W[L.W_RANGE, w] > 1:
-                if _enemy_adjacent(i, iside, state, px, py):
+                if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
                     continue  # C-5.5: melee weapons fight instead
                 if rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
                     continue  # C-5.2: reloading
@@ -439,9 +451,10 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 last_fire[i, k] = rnd
                 far = _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2  # C-5.3
             else:
-                j = _random_enemy(s, i, 1, 1, iside, state, px, py, cand)
-                if j < 0:
+                k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+                if k_adj == 0:
                     continue
+                j = cand[bounded(s, k_adj)]
                 far = False
             seq += 1
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
