@@ -11,13 +11,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from montecarlo.coe5.battlefield import Deployment, Part
-from montecarlo.stats import wilson
+from montecarlo.outcomes import OutcomeRates
 
 OUTCOME_LABELS = {"attacker": "attacker wins", "defender": "defender wins", "draw": "draw"}
 
 
 @dataclass
-class MatchupResult:
+class MatchupResult(OutcomeRates):
     """Aggregated outcome of many battles (RULES.md C-9).
 
     Attributes
@@ -35,6 +35,8 @@ class MatchupResult:
     trials : Trials or None
         Per-trial arrays when ``keep_trials=True``.
     """
+
+    LABELS = OUTCOME_LABELS
 
     parts: list[Part]
     totals: Any
@@ -55,13 +57,9 @@ class MatchupResult:
     def counts(self) -> dict[str, int]:
         return dict(zip(OUTCOME_LABELS, (int(k) for k in self.totals.outcome), strict=True))
 
-    def rate(self, outcome: str = "attacker") -> float:
-        """Share of battles with this outcome ("attacker", "defender" or "draw")."""
-        return self.counts[outcome] / self.n
-
     def interval(self, outcome: str = "attacker", level: float = 0.95) -> tuple[float, float]:
-        """Wilson interval of an outcome rate."""
-        return wilson(self.counts[outcome], self.n, level)
+        """Wilson interval of an outcome rate (default: the attacker's wins)."""
+        return super().interval(outcome, level)
 
     @property
     def win_rate(self) -> float:
@@ -118,15 +116,6 @@ class MatchupResult:
         return pd.DataFrame({"side": ["attacker", "defender"], "damage_dealt": mean, "se": se})
 
     # -- tables ------------------------------------------------------------------
-    def to_frame(self) -> pd.DataFrame:
-        """Outcome table: count, rate and 95% Wilson interval per outcome."""
-        rows = []
-        for key, label in OUTCOME_LABELS.items():
-            lo, hi = self.interval(key)
-            rows.append({"outcome": label, "count": self.counts[key], "rate": self.rate(key),
-                         "ci_low": lo, "ci_high": hi})  # fmt: skip
-        return pd.DataFrame(rows)
-
     def title(self) -> str:
         att = " + ".join(p.label for p in self.parts if p.side == 0)
         dfd = " + ".join(p.label for p in self.parts if p.side == 1)
@@ -139,10 +128,7 @@ class MatchupResult:
         state = "  — INTERRUPTED, partial result" if self.partial else ""
         lines.append(f"{self.n:,} battles, seed {self.seed}, {self.seconds:.2f} s{state}")
         lines.append("")
-        lines.append(f"{'outcome':<16}{'rate':>8}   95% Wilson interval   {'battles':>9}")
-        for row in self.to_frame().itertuples():
-            ci = f"[{row.ci_low:6.2%}, {row.ci_high:6.2%}]"
-            lines.append(f"{row.outcome:<16}{row.rate:>8.2%}   {ci}   {row.count:>9,}")
+        lines += self.outcome_lines()
         mean, se = self.rounds_mean()
         qs = ", ".join(f"q{int(q * 100)} {self.rounds_quantile(q)}" for q in (0.1, 0.5, 0.9))
         lines += ["", f"rounds: mean {mean:.2f} ± {se:.2f}; {qs}", ""]
@@ -180,16 +166,7 @@ class MatchupResult:
     def plot(self) -> Figure:
         """Outcome bars with 95% intervals, a rounds histogram and survivor distributions."""
         fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
-        ax = axes[0]
-        frame = self.to_frame()
-        err = np.array([frame["rate"] - frame["ci_low"], frame["ci_high"] - frame["rate"]])
-        colours = ["tab:blue", "tab:red", "tab:grey"]
-        ax.bar(frame["outcome"], frame["rate"], yerr=err, capsize=6, color=colours,
-               label="rate ± 95% Wilson interval")  # fmt: skip
-        for x, r in enumerate(frame["rate"]):
-            ax.text(x, r + 0.02, f"{r:.1%}", ha="center")
-        ax.set(ylim=(0, 1.1), ylabel="share of battles", title="Outcome")
-        ax.legend(loc="upper right", fontsize="small")
+        self.plot_outcomes(axes[0])
         ax = axes[1]
         pmf = self.rounds_pmf
         ax.bar(pmf.index, pmf.values, width=1.0, color="tab:purple", label=f"{self.n:,} battles")

@@ -9,7 +9,7 @@ and what was expected; a failed load changes nothing.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 
 from montecarlo.coe5.dice import Die, parse_die
 from montecarlo.errors import DataError, InputError
+from montecarlo.validation import FieldChecker, describe
 
 #: Damage types (C-4); their order is the kernels' type code.
 DAMAGE_TYPES = (
@@ -215,55 +216,10 @@ _WEAPON_INT_FIELDS = {"initiative": (0, 20), "range": (1, 100), "shots": (1, 20)
 _WEAPON_BOOL_FIELDS = ("magic", *WEAPON_FLAGS)
 
 
-class _Checker:
-    """Validates one entry, raising :class:`DataError` with the full location."""
-
-    def __init__(self, file: str, entry: str) -> None:
-        self.file = file
-        self.entry = entry
-
-    def fail(self, fld: str, problem: str) -> DataError:
-        return DataError(self.file, self.entry, fld, problem)
-
-    def int_(self, data: Mapping[str, Any], key: str, lo: int, hi: int, prefix: str = "") -> int:
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(prefix + key, f"expected an integer, got {_describe(value)}")
-        if not lo <= value <= hi:
-            if key == "hp" and value <= 0:
-                raise self.fail(prefix + key, f"hit points must be positive, got {value}")
-            raise self.fail(prefix + key, f"expected an integer from {lo} to {hi}, got {value}")
-        return value
-
-    def bool_(self, data: Mapping[str, Any], key: str, prefix: str = "") -> bool:
-        value = data[key]
-        if not isinstance(value, bool):
-            raise self.fail(prefix + key, f"expected true or false, got {_describe(value)}")
-        return value
-
-    def str_(self, data: Mapping[str, Any], key: str, prefix: str = "") -> str:
-        value = data[key]
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(prefix + key, f"expected a non-empty string, got {_describe(value)}")
-        return value.strip()
-
-    def unknown(self, data: Mapping[str, Any], allowed: Iterable[str], prefix: str = "") -> None:
-        allowed = set(allowed)
-        for key in data:
-            if key not in allowed:
-                raise self.fail(
-                    prefix + key, f"unknown field; expected one of: {', '.join(sorted(allowed))}"
-                )
-
-
-def _describe(value: Any) -> str:
-    return f"{type(value).__name__} {value!r}"
-
-
-def _parse_weapon(check: _Checker, data: Any, index: int) -> Weapon:
+def _parse_weapon(check: FieldChecker, data: Any, index: int) -> Weapon:
     prefix = f"weapons[{index}]."
     if not isinstance(data, Mapping):
-        raise check.fail(f"weapons[{index}]", f"expected a table, got {_describe(data)}")
+        raise check.fail(f"weapons[{index}]", f"expected a table, got {describe(data)}")
     check.unknown(
         data,
         ["name", "damage", "type", *_WEAPON_INT_FIELDS, *_WEAPON_BOOL_FIELDS],
@@ -276,7 +232,7 @@ def _parse_weapon(check: _Checker, data: Any, index: int) -> Weapon:
     raw_damage = data["damage"]
     if isinstance(raw_damage, bool) or not isinstance(raw_damage, str | int):
         raise check.fail(
-            prefix + "damage", f"expected a damage die like '1-5', got {_describe(raw_damage)}"
+            prefix + "damage", f"expected a damage die like '1-5', got {describe(raw_damage)}"
         )
     try:
         kwargs["damage"] = parse_die(raw_damage)
@@ -303,9 +259,9 @@ def _parse_unit(file: str, data: Any, index: int) -> Unit:
     entry = f"unit #{index + 1}"
     if isinstance(data, Mapping) and isinstance(data.get("name"), str):
         entry = f"unit {data['name']!r}"
-    check = _Checker(file, entry)
+    check = FieldChecker(file, entry)
     if not isinstance(data, Mapping):
-        raise check.fail("", f"expected a table, got {_describe(data)}")
+        raise check.fail("", f"expected a table, got {describe(data)}")
     allowed = [
         "name",
         "weapons",
@@ -330,7 +286,7 @@ def _parse_unit(file: str, data: Any, index: int) -> Unit:
         kwargs["description"] = check.str_(data, "description")
     resist = data.get("resist", {})
     if not isinstance(resist, Mapping):
-        raise check.fail("resist", f"expected a table like {{fire = 50}}, got {_describe(resist)}")
+        raise check.fail("resist", f"expected a table like {{fire = 50}}, got {describe(resist)}")
     for key in resist:
         if key not in PERCENT_RESIST:
             raise check.fail(
@@ -342,7 +298,7 @@ def _parse_unit(file: str, data: Any, index: int) -> Unit:
     kwargs["resist"] = dict(resist)
     vulnerable = data.get("vulnerable", [])
     if not isinstance(vulnerable, list) or not all(isinstance(v, str) for v in vulnerable):
-        raise check.fail("vulnerable", f"expected a list of strings, got {_describe(vulnerable)}")
+        raise check.fail("vulnerable", f"expected a list of strings, got {describe(vulnerable)}")
     for v in vulnerable:
         if v not in VULNERABLE_TYPES:
             raise check.fail(
