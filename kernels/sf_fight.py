@@ -155,12 +155,8 @@ def ship_pen(C, B, i):
 
 
 @njit(error_model="numpy")
-def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
-    """One attack of i on j (S-2, S-3).  Returns (damage dealt, a, d) where a/d
-    flag an attacker fumble and a defender dramatic evade (for opportunity)."""
-    side = C[F.SIDE, i]
-    E[side, F.E_ATTACKS] += 1
-    S[S_ACT_SEQ, i] = seq
+def attack_values(C, S, B, Q, i, j, ranged):
+    """Hit value, evade value, dice, bonus, damage type and kind of i's attack on j (S-2)."""
     if ranged:
         hit_v = C[F.TECH, i] + C[F.COMBAT, i]
         eva_v = C[F.TECH, j] + C[F.COMBAT, j]
@@ -184,6 +180,31 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
         hit_v += 1  # S-9 corridor: caught between two front lines
     hit_v -= ship_pen(C, B, i)
     eva_v -= ship_pen(C, B, j) + surprise_pen(C, S, B, j, i)
+    return hit_v, eva_v, n_dice, bonus, dtype, kind
+
+
+@njit(forceinline=True, error_model="numpy")
+def roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble):
+    """Damage of a hit on j (S-2, S-3): dice doubled on a dramatic success, armour
+    ignored on a defender fumble, never below 0, pierce doubled after armour."""
+    dmg = d6_sum(s, 2 * n_dice if dramatic else n_dice) + bonus
+    if not dfumble:
+        dmg -= C[F.ARMOR0 + dtype, j]
+    if dmg < 0:
+        dmg = 0
+    if dtype == F.T_PIERCE:
+        dmg *= 2
+    return dmg
+
+
+@njit(error_model="numpy")
+def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
+    """One attack of i on j (S-2, S-3).  Returns (damage dealt, a, d) where a/d
+    flag an attacker fumble and a defender dramatic evade (for opportunity)."""
+    side = C[F.SIDE, i]
+    E[side, F.E_ATTACKS] += 1
+    S[S_ACT_SEQ, i] = seq
+    hit_v, eva_v, n_dice, bonus, dtype, kind = attack_values(C, S, B, Q, i, j, ranged)
     hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v)
     if afumble:
         E[side, F.E_FUMBLES] += 1
@@ -200,13 +221,7 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
                 _fall(S, j, seq)
                 dealt = 1
         else:
-            dmg = d6_sum(s, 2 * n_dice if dramatic else n_dice) + bonus  # S-2: dice double
-            if not dfumble:  # S-2: a defender fumble ignores all armour
-                dmg -= C[F.ARMOR0 + dtype, j]
-            if dmg < 0:
-                dmg = 0
-            if dtype == F.T_PIERCE:
-                dmg *= 2  # S-3: pierce doubles what gets through
+            dmg = roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble)
             if dmg > 0:
                 apply_damage(s, C, S, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
             dealt = dmg
@@ -352,8 +367,8 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
             if everyone:
                 inside = True
             elif C[F.SIDE, j] == foe:
-                inside = line < 0 or S[S_LINE, j] == line or B[F.B_OPEN] != 0
-            elif own_front_engaged and line <= 0 and engaged(B, S, j):
+                inside = line < 0 or S[S_LINE, j] == line
+            elif own_front_engaged and line <= 0 and S[S_LINE, j] == 0:
                 inside = True  # own front line caught with the engaged enemy front
             if inside:
                 targets[n_t] = j
@@ -458,15 +473,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                 S[S_FAT, i] = max(0, S[S_FAT, i] - (bounded(s, 6) + 1))  # S-4 [default]: 1d
             elif C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
                 cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
-            elif C[F.MW, i] != 0 and engaged(B, S, i):
-                # an enemy side without a front line is engaged at its back line
-                line = -1 if B[F.B_OPEN] != 0 else (0 if _count(C, S, foe, 0) > 0 else 1)
-                j = _pick(s, C, S, foe, line, cand)
-                hit = weapon_hit(s, C, S, B, Q, E, i, j, False, rnd, seq, cand)
-                afumble, ddramatic = hit[1], hit[2]
-                if afumble or ddramatic:  # S-2, S-5: the opponent gets one attack [default]
-                    opportunity(s, C, S, B, Q, E, j, i, rnd, seq, cand)
-            elif C[F.RW, i] != 0 and S[S_AMMO, i] != 0:
+            elif (C[F.RW, i] != 0 and S[S_AMMO, i] != 0
+                  and (S[S_LINE, i] == 1 or C[F.MW, i] == 0)):  # fmt: skip
                 back_target = _count(C, S, foe, 1) > 0
                 if S[S_LINE, i] == 1 and back_target and B[F.B_NARROW] == 0:
                     if B[F.B_NO_BACK_LOF] != 0 or Q[F.Q_SECURE_LOF] == 0:
@@ -476,6 +484,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                         continue
                 if S[S_AMMO, i] > 0:
                     S[S_AMMO, i] -= 1
+                ally = False
                 if back_target and B[F.B_OPEN] == 0:
                     j = _pick(s, C, S, foe, 1, cand)
                 else:
@@ -484,13 +493,23 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                     if k == 0:
                         continue
                     j = targets[friendly_fire_pick(s, k)]
-                    if C[F.SIDE, j] == side:
-                        E[side, F.E_FRIENDLY_FIRE] += 1
+                    ally = C[F.SIDE, j] == side
+                hits_before = E[side, F.E_HITS]
                 _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, rnd, seq, cand)
+                if ally and E[side, F.E_HITS] > hits_before:
+                    E[side, F.E_FRIENDLY_FIRE] += 1  # S-6: the shot hit an ally
                 if afumble and engaged(B, S, i):
                     jj = _pick(s, C, S, foe, 0, cand)
                     if jj >= 0:
                         opportunity(s, C, S, B, Q, E, jj, i, rnd, seq, cand)
+            elif C[F.MW, i] != 0 and engaged(B, S, i):
+                # an enemy side without a front line is engaged at its back line
+                line = -1 if B[F.B_OPEN] != 0 else (0 if _count(C, S, foe, 0) > 0 else 1)
+                j = _pick(s, C, S, foe, line, cand)
+                hit = weapon_hit(s, C, S, B, Q, E, i, j, False, rnd, seq, cand)
+                afumble, ddramatic = hit[1], hit[2]
+                if afumble or ddramatic:  # S-2, S-5: the opponent gets one attack [default]
+                    opportunity(s, C, S, B, Q, E, j, i, rnd, seq, cand)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
                 if cap == 0 or _count(C, S, side, 0) < cap:
                     S[S_LINE, i] = 0  # step up to the front line
@@ -544,3 +563,32 @@ def run_fights(states, chunk, n_trials, C, B, Q,
                     t_damage[trial, i, 2] = S[S_HEAVY, i]
             if debug:
                 t_debug[trial] = S
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def sample_attacks(states, chunk, C, B, Q, i, j, ranged, out):
+    """``out[t]`` = (hit, dramatic, attacker fumble, defender dramatic, defender fumble,
+    damage) of independent attacks of i on j, with the fight kernel's own code."""
+    n = C.shape[1]
+    for c in prange(states.shape[0]):
+        s = states[c]
+        S = np.zeros((N_S, n), np.int64)
+        S[S_LINE, :] = C[F.LINE, :]
+        for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
+            hit_v, eva_v, n_dice, bonus, dtype, _ = attack_values(C, S, B, Q, i, j, ranged)
+            hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v)
+            out[t, 0] = hit
+            out[t, 1] = dramatic
+            out[t, 2] = afumble
+            out[t, 3] = ddramatic
+            out[t, 4] = dfumble
+            out[t, 5] = roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble) if hit else 0
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def sample_friendly_fire(states, chunk, n, out):
+    """``out[t]`` = position hit among ``n`` engaged characters (S-6 d6 procedure)."""
+    for c in prange(states.shape[0]):
+        s = states[c]
+        for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
+            out[t] = friendly_fire_pick(s, n)

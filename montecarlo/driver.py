@@ -79,6 +79,7 @@ def run_fill(
     progress: bool | None = None,
     desc: str = "sampling",
     chunk: int = DEFAULT_CHUNK,
+    columns: int | None = None,
 ) -> FillResult:
     """Run ``fill`` over ``size`` trials, chunk-seeded from ``ss``.
 
@@ -94,10 +95,12 @@ def run_fill(
         Numba threads; results do not depend on it.
     progress : bool, optional
         Show a tqdm bar: True always, False never, None after one second.
+    columns : int, optional
+        Give each trial a row of this many values instead of one value.
     """
     size = check_trials(size, "size")
     n_chunks = math.ceil(size / chunk)
-    out = np.empty(size, dtype=dtype)
+    out = np.empty(size if columns is None else (size, columns), dtype=dtype)
     done_chunks = 0
     partial = False
     start = time.perf_counter()

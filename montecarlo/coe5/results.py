@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -36,7 +36,7 @@ class MatchupResult(OutcomeRates):
         Per-trial arrays when ``keep_trials=True``.
     """
 
-    LABELS = OUTCOME_LABELS
+    LABELS: ClassVar[dict[str, str]] = OUTCOME_LABELS
 
     parts: list[Part]
     totals: Any

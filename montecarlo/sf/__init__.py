@@ -1,5 +1,39 @@
-"""Shared†Fantasia (RULES.md part 2): checks, attacks and fights."""
+"""Shared†Fantasia (RULES.md part 2): checks, attacks, fainting and party fights."""
 
+from montecarlo.sf.characters import Character, Spell, load_characters, parse_dice
 from montecarlo.sf.checks import OUTCOMES, CheckOdds, check, sample_check
+from montecarlo.sf.exact import (
+    AttackOdds,
+    SFState,
+    attack,
+    death_chance,
+    faint_chance,
+    friendly_fire,
+    opposed,
+    outcome_chances,
+)
+from montecarlo.sf.fights import BATTLEFIELDS, Battlefield, FightResult, Policy, fight
 
-__all__ = ["OUTCOMES", "CheckOdds", "check", "sample_check"]
+__all__ = [
+    "BATTLEFIELDS",
+    "OUTCOMES",
+    "AttackOdds",
+    "Battlefield",
+    "Character",
+    "CheckOdds",
+    "FightResult",
+    "Policy",
+    "SFState",
+    "Spell",
+    "attack",
+    "check",
+    "death_chance",
+    "faint_chance",
+    "fight",
+    "friendly_fire",
+    "load_characters",
+    "opposed",
+    "outcome_chances",
+    "parse_dice",
+    "sample_check",
+]

@@ -1,0 +1,480 @@
+"""Shared†Fantasia party-vs-party fights (RULES.md S-5 to S-10), many times over.
+
+:func:`fight` packs both parties into the kernel's table, plays the fights in
+fixed chunks of :data:`FIGHT_CHUNK`, each on its own stream, and aggregates the
+outcomes, rounds, final states and event counts.  The action policy and the
+battlefield are parameters (:class:`Policy`, :class:`Battlefield`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from tqdm.auto import tqdm
+
+from kernels import sf_layout as F
+from kernels.sf_fight import N_S, run_fights
+from montecarlo.driver import check_trials, numba_threads
+from montecarlo.errors import InputError
+from montecarlo.outcomes import OutcomeRates
+from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
+from montecarlo.sf.characters import (
+    AREAS,
+    DAMAGE_TYPES,
+    SAVES,
+    Character,
+    CharacterRoster,
+    Effect,
+    resolve_character,
+)
+from montecarlo.stats import wilson_halfwidth
+
+FIGHT_CHUNK = 256
+BATCH_CHUNKS = 8
+DEFAULT_MAX_TRIALS = 5_000_000
+STATES = ("standing", "fainted", "dead", "overboard")
+
+
+@dataclass(frozen=True)
+class Battlefield:
+    """A battlefield preset (S-9); build your own with the same fields.
+
+    Attributes
+    ----------
+    front_cap : int
+        Most front-liners per side (0: no limit).
+    open : bool
+        Everyone is in the engage area.
+    narrow : bool
+        Ranged attacks and magic reach the back line at near range; a medium
+        circle covers everyone.
+    no_back_lof : bool
+        No line of fire from back line to back line.
+    cliff, ship : bool
+        Trips throw off the cliff (Intuition 12); the ship deck gives -2 to
+        hit, evade and Intuition unless used to ships, and a melee fumble on
+        hit or evade goes overboard.
+    cover : bool
+        The field offers cover: back-liners are in cover (S-6).
+    """
+
+    name: str
+    front_cap: int = 0
+    open: bool = False
+    narrow: bool = False
+    no_back_lof: bool = False
+    cliff: bool = False
+    ship: bool = False
+    cover: bool = False
+
+
+BATTLEFIELDS = {
+    "open": Battlefield("open battlefield", open=True),
+    "narrow": Battlefield("narrow room", narrow=True),
+    "corridor": Battlefield("corridor", front_cap=2, no_back_lof=True),
+    "cliff": Battlefield("cliff path", front_cap=1, no_back_lof=True, cliff=True),
+    "ship": Battlefield("ship deck", ship=True),
+    "field": Battlefield("field with cover", cover=True),
+}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How characters choose their one action per round (S-8 [default]).
+
+    Attributes
+    ----------
+    breath_at : float
+        Catch breath (recover 1d fatigue) when fatigue reaches this share of HP.
+    fatigue_attacks : bool
+        Blunt melee weapons deal fatigue rather than injury (S-3).
+    trip_chance : float
+        Share of melee attacks that are trips (≪足払い≫) on a cliff or ship deck.
+    secure_line_of_fire : bool
+        Back-line shooters secure a line of fire to the enemy back line first;
+        otherwise they shoot into the engage area.
+    cast : bool
+        Characters with a spell cast it rather than fight.
+    """
+
+    breath_at: float = 0.5
+    fatigue_attacks: bool = False
+    trip_chance: float = 0.0
+    secure_line_of_fire: bool = True
+    cast: bool = True
+
+    def to_array(self) -> np.ndarray:
+        if not 0 <= self.trip_chance <= 1:
+            raise InputError(f"policy.trip_chance is a probability, got {self.trip_chance}")
+        q = np.zeros(F.N_Q)
+        q[F.Q_BREATH_AT] = self.breath_at
+        q[F.Q_FATIGUE_ATTACKS] = float(self.fatigue_attacks)
+        q[F.Q_TRIP_CHANCE] = self.trip_chance
+        q[F.Q_SECURE_LOF] = float(self.secure_line_of_fire)
+        q[F.Q_CAST] = float(self.cast)
+        return q
+
+
+def parse_party(party: str | list, roster: CharacterRoster | None = None) -> list[Character]:
+    """``"warrior:2,archer:1"`` (or a list of (Character or name, count)) to characters."""
+    if isinstance(party, str):
+        if not party.strip():
+            raise InputError("a party needs at least one character, e.g. 'warrior:2'")
+        pairs = []
+        for item in party.split(","):
+            name, _, count = item.partition(":")
+            pairs.append((name.strip(), count.strip() or "1"))
+    else:
+        pairs = list(party)
+    out: list[Character] = []
+    for name, count in pairs:
+        try:
+            k = int(count)
+        except (TypeError, ValueError):
+            raise InputError(f"the count of {name} must be a whole number, got {count!r}") from None
+        if k < 1:
+            raise InputError(f"the count of {name} must be at least 1, got {k}")
+        out += [resolve_character(name, roster)] * k
+    if len(out) > 64:
+        raise InputError(f"at most 64 characters per party, got {len(out)}")
+    return out
+
+
+def _effect(e: Effect) -> tuple[int, int, int]:
+    if e.status == "sleep":
+        return 0, 0, F.K_SLEEP
+    if e.damage is None:
+        return 0, 0, F.K_NONE
+    return e.damage.n, e.damage.bonus, F.K_FATIGUE if e.kind == "fatigue" else F.K_INJURY
+
+
+def pack_party(a: list[Character], b: list[Character]) -> np.ndarray:
+    """The kernel's character table ``C[field, i]``, side A first (the only packer)."""
+    cols = []
+    for side, party in enumerate((a, b)):
+        for c in party:
+            col = [0] * F.N_FIELDS
+            col[F.SIDE] = side
+            col[F.LINE] = 0 if c.position == "front" else 1
+            col[F.BODY], col[F.TECH], col[F.COMBAT] = c.body, c.tech, c.combat
+            col[F.INIT], col[F.HP] = c.initiative, c.hp
+            col[F.FORT], col[F.INTU], col[F.WILL] = c.fortitude, c.intuition, c.will
+            for k, t in enumerate(DAMAGE_TYPES):
+                col[F.ARMOR0 + k] = c.armor_for(t)
+            col[F.SHIPS] = int(c.ships)
+            if (w := c.melee_weapon) is not None:
+                col[F.MW], col[F.MW_N], col[F.MW_BONUS] = 1, w.damage.n, w.damage.bonus
+                col[F.MW_TYPE], col[F.MW_FATIGUE] = DAMAGE_TYPES.index(w.type), int(w.fatigue)
+            if (w := c.ranged_weapon) is not None:
+                col[F.RW], col[F.RW_N], col[F.RW_BONUS] = 1, w.damage.n, w.damage.bonus
+                col[F.RW_TYPE] = DAMAGE_TYPES.index(w.type)
+                col[F.AMMO] = -1 if w.ammo is None else w.ammo
+            if c.spells:
+                sp = c.spells[0]
+                col[F.SP] = 1
+                col[F.SP_STAT] = c.power if sp.stat == "power" else c.faith
+                col[F.SP_SAVE], col[F.SP_AREA] = SAVES.index(sp.save), AREAS.index(sp.area)
+                col[F.SP_FAIL_N], col[F.SP_FAIL_BONUS], col[F.SP_FAIL_KIND] = _effect(sp.on_fail)
+                col[F.SP_OK_N], col[F.SP_OK_BONUS], col[F.SP_OK_KIND] = _effect(sp.on_success)
+            cols.append(col)
+    return np.array(cols, dtype=np.int64).T.copy()
+
+
+def _battlefield_array(bf: Battlefield, pincer: int, surprised: int, max_rounds: int) -> np.ndarray:
+    b = np.zeros(F.N_B, np.int64)
+    b[F.B_FRONT_CAP] = bf.front_cap
+    b[F.B_OPEN] = bf.open
+    b[F.B_NARROW] = bf.narrow
+    b[F.B_NO_BACK_LOF] = bf.no_back_lof
+    b[F.B_CLIFF] = bf.cliff
+    b[F.B_SHIP] = bf.ship
+    b[F.B_COVER] = bf.cover
+    b[F.B_PINCER_SIDE] = pincer
+    b[F.B_SURPRISED] = surprised
+    b[F.B_MAX_ROUNDS] = max_rounds
+    return b
+
+
+def _side(value: str | None, what: str) -> int:
+    if value is None:
+        return -1
+    key = str(value).lower()
+    if key in ("a", "0", "party_a", "first"):
+        return 0
+    if key in ("b", "1", "party_b", "second"):
+        return 1
+    raise InputError(f"{what} names a side: 'a' or 'b', got {value!r}")
+
+
+@dataclass
+class FightResult(OutcomeRates):
+    """Aggregated outcome of many fights (S-10): the same shape as a CoE5 matchup."""
+
+    LABELS: ClassVar[dict[str, str]] = {"a": "party A wins", "b": "party B wins", "draw": "draw"}
+
+    party_a: list[Character]
+    party_b: list[Character]
+    totals: dict[str, Any]
+    trials: dict[str, np.ndarray] | None
+    partial: bool
+    seed: Any
+    seconds: float
+    options: dict
+
+    @property
+    def n(self) -> int:
+        return int(self.totals["n"])
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(zip(self.LABELS, (int(k) for k in self.totals["outcome"]), strict=True))
+
+    @property
+    def win_rate(self) -> float:
+        """Party A's win rate."""
+        return self.rate("a")
+
+    def characters(self) -> pd.DataFrame:
+        """Per character: probability of each final state, and mean damage taken."""
+        rows = []
+        everyone = [("A", c) for c in self.party_a] + [("B", c) for c in self.party_b]
+        for i, (side, c) in enumerate(everyone):
+            row: dict[str, Any] = {"side": side, "slot": i, "character": c.name}
+            for k, state in enumerate(STATES):
+                row[f"p_{state}"] = self.totals["states"][i, k] / self.n
+            for k, what in enumerate(("injury", "fatigue", "heavy_fatigue")):
+                row[f"mean_{what}"] = self.totals["damage"][i, k] / self.n
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def events(self) -> pd.DataFrame:
+        """Per side: attacks per fight and the rates of hits, dramatic successes,
+        fumbles and friendly-fire hits per attack."""
+        ev = self.totals["events"]
+        rows = []
+        for side, name in enumerate(("A", "B")):
+            attacks = max(int(ev[side, F.E_ATTACKS]), 1)
+            rows.append({
+                "side": name,
+                "attacks_per_fight": ev[side, F.E_ATTACKS] / self.n,
+                "hit_rate": ev[side, F.E_HITS] / attacks,
+                "dramatic_rate": ev[side, F.E_DRAMATIC] / attacks,
+                "fumble_rate": ev[side, F.E_FUMBLES] / attacks,
+                "friendly_fire_per_fight": ev[side, F.E_FRIENDLY_FIRE] / self.n,
+                "opportunity_attacks_per_fight": ev[side, F.E_OPPORTUNITY] / self.n,
+            })  # fmt: skip
+        return pd.DataFrame(rows)
+
+    @property
+    def rounds_pmf(self) -> pd.Series:
+        hist = self.totals["rounds"]
+        nz = np.flatnonzero(hist)
+        idx = np.arange(nz[0], nz[-1] + 1)
+        return pd.Series(hist[idx] / self.n, index=idx, name="probability").rename_axis("rounds")
+
+    def title(self) -> str:
+        def names(party: list[Character]) -> str:
+            counts: dict[str, int] = {}
+            for c in party:
+                counts[c.name] = counts.get(c.name, 0) + 1
+            return " + ".join(f"{k} ×{v}" for k, v in counts.items())
+
+        return f"{names(self.party_a)} vs {names(self.party_b)} ({self.options['battlefield']})"
+
+    def summary(self) -> str:
+        pmf = self.rounds_pmf
+        mean = float(np.dot(pmf.index, pmf.values))
+        state = "  — INTERRUPTED, partial result" if self.partial else ""
+        lines = [self.title(), f"{self.n:,} fights, seed {self.seed}, {self.seconds:.2f} s{state}",
+                 "", *self.outcome_lines(), "", f"rounds: mean {mean:.2f}", ""]  # fmt: skip
+        chars = self.characters()
+        lines.append(f"{'side':<5}{'character':<12}{'standing':>10}{'fainted':>9}{'dead':>8}"
+                     f"{'overboard':>11}{'injury':>9}{'fatigue':>9}")  # fmt: skip
+        for r in chars.itertuples():
+            lines.append(f"{r.side:<5}{r.character:<12}{r.p_standing:>10.1%}{r.p_fainted:>9.1%}"
+                         f"{r.p_dead:>8.1%}{r.p_overboard:>11.1%}{r.mean_injury:>9.2f}"
+                         f"{r.mean_fatigue:>9.2f}")  # fmt: skip
+        lines.append("")
+        for r in self.events().itertuples():
+            lines.append(
+                f"side {r.side}: {r.attacks_per_fight:.1f} attacks/fight, hit {r.hit_rate:.1%}, "
+                f"dramatic {r.dramatic_rate:.2%}, fumble {r.fumble_rate:.2%}, "
+                f"friendly-fire hits {r.friendly_fire_per_fight:.3f}/fight"
+            )
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"title": self.title(), "fights": self.n, "partial": self.partial,
+                "seed": self.seed, "options": self.options,
+                "outcomes": self.to_frame().to_dict(orient="records"),
+                "characters": self.characters().to_dict(orient="records"),
+                "events": self.events().to_dict(orient="records")}  # fmt: skip
+
+    def plot(self) -> Figure:
+        """Outcome bars, rounds histogram and each character's final-state shares."""
+        fig, axes = plt.subplots(1, 3, figsize=(17, 5), layout="constrained")
+        self.plot_outcomes(axes[0])
+        pmf = self.rounds_pmf
+        axes[1].bar(pmf.index, pmf.values, width=1.0, color="tab:purple",
+                    label=f"{self.n:,} fights")  # fmt: skip
+        axes[1].set(xlabel="rounds until the fight ended", ylabel="share of fights",
+                    title="Fight length")  # fmt: skip
+        axes[1].legend(fontsize="small")
+        chars = self.characters()
+        labels = [f"{r.side}: {r.character} #{r.slot}" for r in chars.itertuples()]
+        left = np.zeros(len(chars))
+        colours = {"standing": "tab:green", "fainted": "tab:orange", "dead": "tab:red",
+                   "overboard": "tab:blue"}  # fmt: skip
+        for state in STATES:
+            vals = chars[f"p_{state}"].to_numpy()
+            axes[2].barh(labels, vals, left=left, color=colours[state], label=state)
+            left += vals
+        axes[2].invert_yaxis()
+        axes[2].set(xlabel="share of fights", title="Final state per character", xlim=(0, 1))
+        axes[2].legend(fontsize="small", loc="lower right")
+        fig.suptitle(f"{self.title()}: {self.n:,} simulated fights (SF rules S-1 to S-10)")
+        return fig
+
+
+def fight(
+    party_a: str | list,
+    party_b: str | list,
+    *,
+    trials: int | None = None,
+    precision: float | None = None,
+    seed: SeedLike = None,
+    rng: SeedLike = None,
+    battlefield: str | Battlefield = "open",
+    surprise: str | None = None,
+    pincer: str | None = None,
+    policy: Policy | None = None,
+    max_rounds: int = 100,
+    threads: int | None = None,
+    progress: bool | None = True,
+    keep_trials: bool = False,
+    max_trials: int = DEFAULT_MAX_TRIALS,
+    roster: CharacterRoster | None = None,
+    _debug: bool = False,
+) -> FightResult:
+    """Play party A against party B many times.
+
+    Parameters
+    ----------
+    party_a, party_b : str or list
+        Parties such as ``"warrior:2,archer:1"``.
+    trials, precision : int, float
+        A fixed number of fights (default 20,000), or play until every outcome
+        rate's 95% Wilson half-width is at most ``precision``.
+    battlefield : str or Battlefield
+        ``open``, ``narrow``, ``corridor``, ``cliff``, ``ship`` or ``field``
+        (open ground with cover), or your own :class:`Battlefield`.
+    surprise : "a" or "b", optional
+        The surprised side (S-8): no action in round 1, -2 to evades and saves
+        until it has acted.
+    pincer : "a" or "b", optional
+        In a corridor, the side attacked from both ends (+1 to hit it).
+    policy : Policy, optional
+        The action policy (defaults documented on :class:`Policy`).
+    max_rounds : int
+        A fight still going after this many rounds is a draw [default 100].
+    """
+    if trials is not None and precision is not None:
+        raise InputError("give trials= or precision=, not both")
+    if precision is not None:
+        if not 0 < precision < 0.5:
+            raise InputError(f"precision must be a number in (0, 0.5), got {precision}")
+        max_trials = check_trials(max_trials, "max_trials")
+    else:
+        trials = check_trials(20_000 if trials is None else trials)
+    if isinstance(battlefield, str):
+        if battlefield.lower() not in BATTLEFIELDS:
+            raise InputError(f"unknown battlefield {battlefield!r}; expected one of "
+                             f"{', '.join(BATTLEFIELDS)} or a Battlefield")  # fmt: skip
+        battlefield = BATTLEFIELDS[battlefield.lower()]
+    policy = policy or Policy()
+    a = parse_party(party_a, roster)
+    b = parse_party(party_b, roster)
+    C = pack_party(a, b)
+    B = _battlefield_array(battlefield, _side(pincer, "pincer"), _side(surprise, "surprise"),
+                           check_trials(max_rounds, "max_rounds"))  # fmt: skip
+    Q = policy.to_array()
+    ss = resolve_seed(seed, rng)
+    n_chars = C.shape[1]
+    totals: dict[str, Any] = {
+        "n": 0, "outcome": np.zeros(3, np.int64), "rounds": np.zeros(max_rounds + 1, np.int64),
+        "states": np.zeros((n_chars, 4), np.int64), "damage": np.zeros((n_chars, 3), np.int64),
+        "events": np.zeros((2, F.N_EVENTS), np.int64),
+    }  # fmt: skip
+    kept: list[tuple] = []
+    target = trials if precision is None else max_trials
+    batch = BATCH_CHUNKS * FIGHT_CHUNK
+    partial = False
+    start = time.perf_counter()
+    chunk = 0
+    bar = tqdm(total=target if precision is None else None, desc="fights", unit="fight",
+               unit_scale=True, disable=progress is False, delay=0 if progress else 1.0,
+               leave=False)  # fmt: skip
+    try:
+        with numba_threads(threads):
+            while totals["n"] < target:
+                n = min(batch, target - totals["n"])
+                if precision is not None and totals["n"] > 0:
+                    hw = max(wilson_halfwidth(k, totals["n"]) for k in totals["outcome"])
+                    if hw <= precision:
+                        break
+                    wanted = totals["n"] * (hw / precision) ** 2 - totals["n"]
+                    most = max(1, totals["n"] // batch)
+                    n = min(int(np.clip(np.ceil(wanted / batch), 1, most)) * batch,
+                            target - totals["n"])  # fmt: skip
+                n_chunks = -(-n // FIGHT_CHUNK)
+                _play(ss, chunk, n_chunks, n, C, B, Q, max_rounds, keep_trials, _debug,
+                      totals, kept)  # fmt: skip
+                chunk += n_chunks
+                bar.update(n)
+    except KeyboardInterrupt:
+        partial = True
+    finally:
+        bar.close()
+    if totals["n"] == 0:
+        raise KeyboardInterrupt
+    per_trial = None
+    if kept:
+        names = ("outcome", "rounds", "state", "damage", "debug")
+        per_trial = {k: np.concatenate([row[i] for row in kept]) for i, k in enumerate(names)}
+    options = {"battlefield": battlefield.name, "surprise": surprise, "pincer": pincer,
+               "max_rounds": max_rounds, "policy": asdict(policy)}  # fmt: skip
+    return FightResult(a, b, totals, per_trial, partial, ss.entropy,
+                       time.perf_counter() - start, options)  # fmt: skip
+
+
+def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept) -> None:
+    n_chars = C.shape[1]
+    states = chunk_states(ss, first, first + n_chunks)
+    agg_outcome = np.zeros((n_chunks, 3), np.int64)
+    agg_rounds = np.zeros((n_chunks, max_rounds + 1), np.int64)
+    agg_states = np.zeros((n_chunks, n_chars, 4), np.int64)
+    agg_damage = np.zeros((n_chunks, n_chars, 3), np.int64)
+    agg_events = np.zeros((n_chunks, 2, F.N_EVENTS), np.int64)
+    size = n if keep or debug else 0
+    t_outcome = np.zeros(size, np.int64)
+    t_rounds = np.zeros(size, np.int64)
+    t_state = np.zeros((size, n_chars), np.int64)
+    t_damage = np.zeros((size, n_chars, 3), np.int64)
+    t_debug = np.zeros((n if debug else 0, N_S, n_chars), np.int64)
+    run_fights(states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
+               agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug,
+               t_debug)  # fmt: skip
+    totals["n"] += n
+    totals["outcome"] += agg_outcome.sum(axis=0)
+    totals["rounds"] += agg_rounds.sum(axis=0)
+    totals["states"] += agg_states.sum(axis=0)
+    totals["damage"] += agg_damage.sum(axis=0)
+    totals["events"] += agg_events.sum(axis=0)
+    if keep or debug:
+        kept.append((t_outcome, t_rounds, t_state, t_damage, t_debug))
