@@ -11,6 +11,16 @@ class InputError(ValueError):
     """A value supplied by the user is not acceptable."""
 
 
+class UnknownName(InputError, KeyError):
+    """A unit or character name that is not in the roster.
+
+    Also a :class:`KeyError`, so ``name in roster`` works as for any mapping.
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class DataError(InputError):
     """An entry of a data file (a roster TOML) is invalid.
 

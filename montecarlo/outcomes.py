@@ -65,6 +65,6 @@ class OutcomeRates:
                label="rate ± 95% Wilson interval")  # fmt: skip
         for x, r in enumerate(frame["rate"]):
             ax.text(x, r + 0.02, f"{r:.1%}", ha="center")
-        ax.set(ylim=(0, 1.1), ylabel="share of trials", title="Outcome")
+        ax.set(ylim=(0, 1.1), xlabel="outcome", ylabel="share of trials", title="Outcome")
         ax.legend(loc="upper right", fontsize="small")
         return ax

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from montecarlo.coe5.dice import Die, parse_die
-from montecarlo.errors import DataError, InputError
+from montecarlo.errors import DataError, InputError, UnknownName
 from montecarlo.validation import FieldChecker, describe
 
 #: Damage types (C-4); their order is the kernels' type code.
@@ -363,7 +363,7 @@ class Roster(Mapping[str, Unit]):
         except KeyError:
             close = [u.name for k, u in self._units.items() if name.lower()[:3] in k]
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            raise InputError(
+            raise UnknownName(
                 f"unknown unit {name!r}.{hint} Known units: "
                 f"{', '.join(u.name for u in self._units.values())}"
             ) from None

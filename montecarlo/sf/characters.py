@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from montecarlo.errors import DataError, InputError
+from montecarlo.errors import DataError, InputError, UnknownName
 from montecarlo.validation import FieldChecker, describe
 
 DAMAGE_TYPES = ("slash", "blunt", "pierce")  # 斬, 叩, 刺 (S-3)
@@ -25,7 +25,7 @@ STATS = ("power", "faith")  # 魔力, 信仰
 POSITIONS = ("front", "back")  # 前衛, 後衛 (S-6)
 STATUSES = ("sleep",)  # spell statuses modelled in fights
 
-_DICE_RE = re.compile(r"^\s*(?:(\d+)\s*[dD]6?)?\s*(?:([+-])\s*(\d+))?\s*$")
+_DICE_RE = re.compile(r"^\s*(?:(\d+)\s*[dD]6?)?\s*(?:([+-]?)\s*(\d+))?\s*$")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ def parse_dice(text: str | int | Dice) -> Dice:
     if not isinstance(text, str):
         raise InputError(f"SF damage must be text like '2d+3', not {describe(text)}")
     m = _DICE_RE.match(text)
-    if m is None or (m[1] is None and m[3] is None):
+    if m is None or (m[1] is None and m[3] is None) or (m[1] and m[3] and not m[2]):
         raise InputError(f"{text!r} is not SF damage; expected e.g. '2d+3', '1d', '2d-1' or '4'")
     n = int(m[1]) if m[1] else 0
     bonus = int(m[3]) * (-1 if m[2] == "-" else 1) if m[3] else 0
@@ -301,7 +301,7 @@ class CharacterRoster(Mapping[str, Character]):
             return self._chars[name.strip().lower()]
         except (KeyError, AttributeError):
             known = ", ".join(c.name for c in self._chars.values())
-            raise InputError(f"unknown character {name!r}. Known characters: {known}") from None
+            raise UnknownName(f"unknown character {name!r}. Known characters: {known}") from None
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._chars)

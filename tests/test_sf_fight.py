@@ -1,0 +1,153 @@
+"""Shared†Fantasia fights: invariants, reproducibility and rule scenarios (S-4 to S-10)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import montecarlo as mc
+from kernels import sf_layout as F
+from kernels.sf_fight import S_ACT_SEQ, S_GONE_SEQ, S_INJ, S_LINE, S_STATUS
+from montecarlo import sf
+from montecarlo.sf.characters import Character, Effect, SFWeapon, Spell, parse_dice
+from montecarlo.sf.exact import outcome_chances
+
+ROSTER = sf.load_characters()
+NAMES = [c.name for c in ROSTER.characters()]
+
+
+def weapon(die="1d", wtype="slash", **kw) -> SFWeapon:
+    return SFWeapon("W", parse_dice(die), wtype, **kw)
+
+
+party = st.lists(st.tuples(st.sampled_from(NAMES), st.integers(1, 3)), min_size=1, max_size=3)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(a=party, b=party, seed=st.integers(0, 2**32), bf=st.sampled_from(list(sf.BATTLEFIELDS)),
+       surprise=st.sampled_from([None, "a", "b"]))  # fmt: skip
+def test_invariants(a, b, seed, bf, surprise):
+    r = sf.fight(a, b, trials=64, seed=seed, battlefield=bf, surprise=surprise,
+                 policy=sf.Policy(trip_chance=0.3, fatigue_attacks=True), progress=False,
+                 keep_trials=True, _debug=True)  # fmt: skip
+    dbg = r.trials["debug"]
+    gone, acted = dbg[:, S_GONE_SEQ, :], dbg[:, S_ACT_SEQ, :]
+    status = dbg[:, S_STATUS, :]
+    # nobody acts after fainting, dying or going overboard
+    assert not ((gone >= 0) & (acted > gone)).any()
+    assert ((status == F.STANDING) == (gone < 0)).all()
+    # counts conserve: every character ends in exactly one state
+    assert r.totals["states"].sum(axis=1).tolist() == [r.n] * status.shape[1]
+    # the dead took more injury than their HP (S-4)
+    hp = np.array([c.hp for c in r.party_a + r.party_b])
+    dead = status == F.DEAD
+    assert (dbg[:, S_INJ, :][dead] > np.broadcast_to(hp, dead.shape)[dead]).all()
+    # a side with nobody standing does not win
+    side = np.array([0] * len(r.party_a) + [1] * len(r.party_b))
+    standing = [(status[:, side == s] == F.STANDING).sum(axis=1) for s in (0, 1)]
+    out = r.trials["outcome"]
+    assert (standing[1][out == 0] == 0).all() and (standing[0][out == 0] > 0).all()
+    assert (standing[0][out == 1] == 0).all() and (standing[1][out == 1] > 0).all()
+
+
+def test_bit_identical_across_threads():
+    runs = [sf.fight("warrior:2,archer:1,mage:1", "goblin:3,orc:1", trials=3000, seed=3,
+                     threads=t, progress=False, keep_trials=True) for t in (1, 2)]  # fmt: skip
+    a, b = runs
+    np.testing.assert_array_equal(a.totals["outcome"], b.totals["outcome"])
+    np.testing.assert_array_equal(a.totals["states"], b.totals["states"])
+    np.testing.assert_array_equal(a.trials["damage"], b.trials["damage"])
+
+
+def test_s8_surprised_side_does_not_act_in_round_1():
+    r = sf.fight("warrior:2", "orc:2", trials=2000, seed=1, surprise="b", max_rounds=1,
+                 progress=False)  # fmt: skip
+    ev = r.events().set_index("side")
+    assert ev.loc["B", "attacks_per_fight"] == 0  # no actions and no opportunity attacks
+    assert ev.loc["A", "attacks_per_fight"] > 0
+    unsurprised = sf.fight("warrior:2", "orc:2", trials=2000, seed=1, max_rounds=1,
+                           progress=False)  # fmt: skip
+    assert unsurprised.events().set_index("side").loc["B", "attacks_per_fight"] > 0
+
+
+@pytest.mark.parametrize(("battlefield", "cap"), [("corridor", 2), ("cliff", 1)])
+def test_s9_front_line_caps(battlefield, cap):
+    r = sf.fight("warrior:4", "orc:4", trials=500, seed=2, battlefield=battlefield,
+                 max_rounds=1, progress=False, _debug=True)  # fmt: skip
+    dbg = r.trials["debug"]
+    # standing front-liners at the end of the round (the fallen no longer hold the line)
+    front = (dbg[:, S_LINE, :] == 0) & (dbg[:, S_STATUS, :] == F.STANDING)
+    assert (front[:, :4].sum(axis=1) <= cap).all()
+    assert (front[:, 4:].sum(axis=1) <= cap).all()
+    assert (front[:, :4].sum(axis=1) == cap).any()
+
+
+def test_s9_cliff_trips_and_ship_fumbles_go_overboard():
+    trips = sf.fight("warrior:2", "orc:2", trials=2000, seed=4, battlefield="cliff",
+                     policy=sf.Policy(trip_chance=1.0), progress=False)  # fmt: skip
+    assert trips.characters()["p_overboard"].sum() > 0.1
+    ship = sf.fight("warrior:2", "orc:2", trials=4000, seed=4, battlefield="ship", progress=False)
+    assert ship.characters()["p_overboard"].sum() > 0
+    ground = sf.fight("warrior:2", "orc:2", trials=4000, seed=4, progress=False)
+    assert ground.characters()["p_overboard"].sum() == 0
+
+
+def test_s5_opportunity_attack_cancels_a_spell():
+    # A caster in the front line faces two enemy front-liners: the count rule gives
+    # them 2 - 0 = 2 opportunity attacks, resolved before the spell; any damage
+    # cancels it.  The spell (sleep, unresistable) is the only way an enemy faints.
+    sleep = Spell("Sleep", stat="power", save="will", area="single",
+                  on_fail=Effect(status="sleep"), on_success=Effect(status="sleep"))  # fmt: skip
+    caster = Character("Caster", 30, power=5, initiative=50, weapons=(weapon("1d"),),
+                       spells=(sleep,), position="front")  # fmt: skip
+    brute = Character("Brute", 30, body=2, combat=1, weapons=(weapon("1d+5"),))
+    r = sf.fight([(caster, 1)], [(brute, 2)], trials=20_000, seed=5, max_rounds=1,
+                 progress=False)  # fmt: skip
+    # every hit does damage (1d + 5 + body 2 against no armour), so P(spell) = P(both miss)
+    p_hit = float(sf.attack(brute, caster).odds.hit)
+    asleep = r.totals["states"][1:, F.FAINTED].sum()
+    lo, hi = stats.binom.interval(0.999, r.n, (1 - p_hit) ** 2)
+    assert lo <= asleep <= hi
+    # from the back line, outside the engage area (not an open field), nothing interrupts
+    back = Character("Caster", 30, power=5, initiative=50, weapons=(weapon("1d"),),
+                     spells=(sleep,), position="back")  # fmt: skip
+    guard = Character("Guard", 30, weapons=(weapon("1d"),), position="front", body=-20)
+    r2 = sf.fight([(back, 1), (guard, 1)], [(brute, 2)], trials=2000, seed=5, max_rounds=1,
+                  battlefield="narrow", progress=False)  # fmt: skip
+    assert r2.totals["states"][2:, F.FAINTED].sum() == r2.n
+
+
+def test_s4_automatic_death_in_fights():
+    # A 1-HP target hit for 11+ is dead outright (HP + 10), never fainted.
+    axe = Character("Axe", 10, body=0, combat=100, weapons=(weapon("0d+40"),))
+    target = Character("Target", 1, weapons=(weapon("1d"),), fortitude=100)
+    r = sf.fight([(axe, 1)], [(target, 1)], trials=2000, seed=6, max_rounds=1, progress=False)
+    states = r.characters().set_index("character")
+    assert states.loc["Target", "p_fainted"] == 0
+    assert states.loc["Target", "p_dead"] > 0.9
+    assert outcome_chances(sf.SFState(hp=1, injury=41))["dead"] == 1.0
+
+
+def test_fight_input_errors():
+    with pytest.raises(mc.InputError, match="unknown character"):
+        sf.fight("dragon:1", "orc:1", trials=10)
+    with pytest.raises(mc.InputError, match="battlefield"):
+        sf.fight("warrior:1", "orc:1", trials=10, battlefield="moon")
+    with pytest.raises(mc.InputError, match="side"):
+        sf.fight("warrior:1", "orc:1", trials=10, surprise="c")
+    with pytest.raises(mc.InputError, match="at least 1"):
+        sf.fight("warrior:0", "orc:1", trials=10)
+
+
+def test_fight_result_tables_and_plot():
+    r = sf.fight("warrior:1,priest:1,mage:1", "goblin:3", trials=2048, seed=1, progress=False)
+    assert r.to_frame()["count"].sum() == r.n
+    chars = r.characters()
+    total = chars[["p_standing", "p_fainted", "p_dead", "p_overboard"]].sum(axis=1)
+    assert np.allclose(total, 1.0)
+    assert set(r.events().columns) >= {"hit_rate", "dramatic_rate", "fumble_rate"}
+    fig = r.plot()
+    assert len(fig.axes) == 3 and all(ax.get_xlabel() for ax in fig.axes)
