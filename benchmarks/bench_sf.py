@@ -1,0 +1,81 @@
+"""Fights per second of the Shared†Fantasia fight kernel (issue: SF fights).
+
+A 4-vs-4 open-field fight, compiled at 1 and all threads, against the very
+same kernel as plain Python (``NUMBA_DISABLE_JIT=1`` in a subprocess, on a
+small trial count).  Writes ``benchmarks/results/sf.md``.
+Run: ``python benchmarks/bench_sf.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+
+from montecarlo.sf.fights import fight
+
+OUT = Path(__file__).parent / "results" / "sf.md"
+SCENARIOS = [
+    ("4 vs 4, open field", "warrior:1,knight:1,archer:1,mage:1", "goblin:2,orc:1,wolf:1", "open"),
+    ("4 vs 4, corridor", "warrior:1,knight:1,archer:1,priest:1", "orc:2,goblin:2", "corridor"),
+]
+
+
+def rate(a: str, b: str, bf: str, trials: int, threads: int) -> float:
+    fight(a, b, trials=256, seed=0, battlefield=bf, threads=threads, progress=False)
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        fight(a, b, trials=trials, seed=1, battlefield=bf, threads=threads, progress=False)
+        best = min(best, time.perf_counter() - t0)
+    return trials / best
+
+
+def python_rate(a: str, b: str, bf: str, trials: int) -> float:
+    code = (
+        "import time, json\n"
+        "from montecarlo.sf.fights import fight\n"
+        f"t0 = time.perf_counter(); fight({a!r}, {b!r}, trials={trials}, seed=1, "
+        f"battlefield={bf!r}, progress=False)\n"
+        f"print(json.dumps({trials} / (time.perf_counter() - t0)))\n"
+    )
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return float(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main() -> None:
+    threads = numba.config.NUMBA_NUM_THREADS
+    lines = [
+        f"Shared†Fantasia fights per second (best of 2); {threads} threads available.",
+        "",
+        "| scenario | plain Python | Numba, 1 thread | Numba, all threads | ÷ Python | "
+        "thread scaling |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for name, a, b, bf in SCENARIOS:
+        py = python_rate(a, b, bf, 200)
+        one = rate(a, b, bf, 100_000, 1)
+        many = rate(a, b, bf, 100_000, threads)
+        lines.append(
+            f"| {name} | {py:,.0f} | {one:,.0f} | {many:,.0f} | {many / py:,.0f}× | "
+            f"{many / one:.2f}× |"
+        )
+        print(lines[-1], flush=True)
+    lines += ["", "- Target: ≥ 100× plain Python for the 4-vs-4 open-field fight."]
+    text = "\n".join(lines)
+    print(text)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text + "\n")
+    print(f"\nwritten to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
