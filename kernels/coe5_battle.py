@@ -442,8 +442,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if W[L.W_RANGE, w] > 1:
                 if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
                     continue  # C-5.5: melee weapons fight instead
-                if rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
-                    continue  # C-5.2: reloading
+                if last_fire[i, k] != rnd and rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
+                    continue  # C-5.2: reloading (the other shots of this round still fly)
                 r = _eff_range(i, w, W, px, siege, wall_col, P)
                 j = _random_enemy(s, i, 2, r, iside, state, px, py, cand)
                 if j < 0:

@@ -270,3 +270,22 @@ def test_result_tables_and_plot():
     assert "Wilson" in r.summary()
     fig = r.plot()
     assert len(fig.axes) == 3 and all(ax.get_ylabel() for ax in fig.axes)
+
+
+def test_ctrl_c_keeps_finished_batches(monkeypatch):
+    from montecarlo.coe5 import battle
+
+    real = battle._Battles.play
+    calls = {"n": 0}
+
+    def interrupted(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(battle._Battles, "play", interrupted)
+    r = matchup("pikeman:3", "militia:3", trials=20_000, seed=1, progress=False)
+    assert r.partial and r.n == 2 * battle.BATCH_CHUNKS * battle.BATTLE_CHUNK
+    assert sum(r.counts.values()) == r.n
+    assert "INTERRUPTED" in r.summary()

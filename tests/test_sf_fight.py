@@ -151,3 +151,45 @@ def test_fight_result_tables_and_plot():
     assert set(r.events().columns) >= {"hit_rate", "dramatic_rate", "fumble_rate"}
     fig = r.plot()
     assert len(fig.axes) == 3 and all(ax.get_xlabel() for ax in fig.axes)
+
+
+def test_s7_magic_strength_against_saves():
+    # Strength = Power 3 + 2d6 against Will 2 + 2d6 (S-1.1 specials on the save):
+    # on a failed save 5 injury, on a success nothing.  Exact by enumeration.
+    bolt = Spell("Bolt", stat="power", save="will", area="single",
+                 on_fail=Effect(damage=parse_dice("5")))  # fmt: skip
+    # Neither can hurt the other with a weapon (a dramatic evade would give the
+    # caster an opportunity attack), so the target's injury is the spell's alone.
+    caster = Character("Caster", 50, power=3, initiative=50, weapons=(weapon("0"),),
+                       spells=(bolt,), position="back")  # fmt: skip
+    target = Character("Target", 1000, will=2, weapons=(weapon("0"),), body=-50)
+    r = sf.fight([(caster, 1)], [(target, 1)], trials=20_000, seed=7, max_rounds=1,
+                 battlefield="narrow", keep_trials=True, progress=False)  # fmt: skip
+    failed = (r.trials["damage"][:, 1, 0] == 5).sum()
+    p_fail = (
+        sum(float(sf.check(2, 3 + a + b).p_failure) for a in range(1, 7) for b in range(1, 7)) / 36
+    )
+    lo, hi = stats.binom.interval(0.999, r.n, p_fail)
+    assert lo <= failed <= hi
+
+
+def test_s8_higher_initiative_acts_first():
+    # Any hit kills; both attack at the same odds.  In one round the +100-initiative
+    # side strikes first.  A miss that is an attacker fumble or a dramatic evade
+    # (chance r) hands the other an opportunity attack first (S-2, S-5); a plain
+    # miss has chance m.  So the quick one wins with p + r(1-p)rp + m r p and the
+    # slow one with r(p + (1-p)p) + m p.
+    quick = Character("Quick", 1, initiative=100, weapons=(weapon("0d+50"),))
+    slow = Character("Slow", 1, weapons=(weapon("0d+50"),))
+    res = sf.fight([(slow, 1)], [(quick, 1)], trials=20_000, seed=9, max_rounds=1,
+                   progress=False)  # fmt: skip
+    odds = sf.attack(quick, slow).odds
+    p = float(odds.hit)
+    # equal values: a natural 2 always fumbles, a natural 12 always evades dramatically
+    r = float(odds.attacker_fumble + odds.defender_dramatic) - 1 / 1296
+    m = 1 - p - r
+    p_quick = p + r * (1 - p) * r * p + m * r * p
+    p_slow = r * (p + (1 - p) * p) + m * p
+    for outcome, prob in (("b", p_quick), ("a", p_slow), ("draw", 1 - p_quick - p_slow)):
+        lo, hi = stats.binom.interval(0.999, res.n, prob)
+        assert lo <= res.counts[outcome] <= hi
