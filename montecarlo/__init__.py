@@ -23,8 +23,11 @@ from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
 from montecarlo.distribution import Distribution
 from montecarlo.errors import DataError, InputError
 from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay
+from montecarlo.roundrobin import RoundRobin, round_robin
 from montecarlo.seeding import resolve_seed
+from montecarlo.solver import Requirement, required_count
 from montecarlo.stats import compare, wilson
+from montecarlo.sweep import sweep
 
 __version__ = "0.1.0"
 
@@ -35,7 +38,9 @@ __all__ = [
     "Distribution",
     "DuelResult",
     "InputError",
+    "Requirement",
     "Roster",
+    "RoundRobin",
     "Unit",
     "Weapon",
     "__version__",
@@ -53,10 +58,13 @@ __all__ = [
     "parse_die",
     "plot_exact_vs_sampled",
     "plot_overlay",
+    "required_count",
     "resist_chance",
     "resolve_seed",
+    "round_robin",
     "score_oed",
     "score_soed",
     "soed",
+    "sweep",
     "wilson",
 ]

@@ -17,7 +17,7 @@ from montecarlo.errors import InputError
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from montecarlo.cli import damage, matchup, resist, roll, sf, units
+    from montecarlo.cli import analytics, damage, matchup, resist, roll, sf, units
 
     parser = argparse.ArgumentParser(
         prog="montecarlo",
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (matchup, roll, resist, units, damage, sf):
+    for module in (matchup, roll, resist, units, damage, sf, analytics):
         module.register(sub)
     return parser
 

@@ -10,6 +10,7 @@ every figure, depend on the seed alone, never on the thread count.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -204,6 +205,7 @@ def matchup(
     progress: bool | None = True,
     keep_trials: bool = False,
     max_trials: int = DEFAULT_MAX_TRIALS,
+    until: Callable[[np.ndarray, int], bool] | None = None,
     roster: Roster | None = None,
     _debug: bool = False,
 ):
@@ -234,6 +236,10 @@ def matchup(
         tqdm progress bar (shown after one second).
     keep_trials : bool
         Also return per-trial arrays in ``result.trials``.
+    until : callable, optional
+        ``until(counts, n)`` with outcome counts (attacker, defender, draw):
+        keep doubling the run, up to ``max_trials``, until it returns True.
+        The army-size solver uses it to stop once a decision is clear.
 
     Returns
     -------
@@ -244,7 +250,11 @@ def matchup(
 
     if trials is not None and precision is not None:
         raise InputError("give trials= or precision=, not both")
-    if precision is not None:
+    if until is not None:
+        if precision is not None or trials is not None:
+            raise InputError("until= replaces trials= and precision=")
+        max_trials = check_trials(max_trials, "max_trials")
+    elif precision is not None:
         precision = _check_precision(precision)
         max_trials = check_trials(max_trials, "max_trials")
     else:
@@ -259,10 +269,10 @@ def matchup(
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()
     batch = BATCH_CHUNKS * BATTLE_CHUNK
-    target = trials if precision is None else max_trials
+    target = max_trials if (precision is not None or until is not None) else trials
     partial = False
     start = time.perf_counter()
-    bar = tqdm(total=target if precision is None else None, desc="battles", unit="battle",
+    bar = tqdm(total=trials, desc="battles", unit="battle",
                unit_scale=True, disable=progress is False, delay=0 if progress else 1.0,
                leave=False)  # fmt: skip
     chunk = 0
@@ -270,7 +280,12 @@ def matchup(
         with numba_threads(threads):
             while totals.trials < target:
                 n = min(batch, target - totals.trials)
-                if precision is not None and totals.trials > 0:
+                if until is not None and totals.trials > 0:
+                    if until(totals.outcome, totals.trials):
+                        break
+                    # double the run each time: the schedule depends on results only
+                    n = min(batch * max(1, totals.trials // batch), target - totals.trials)
+                elif precision is not None and totals.trials > 0:
                     # Jump toward the size the current rates suggest, in whole
                     # batches and at most doubling: both depend only on results.
                     hw = max(wilson_halfwidth(k, totals.trials) for k in totals.outcome)
