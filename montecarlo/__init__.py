@@ -27,7 +27,7 @@ from montecarlo.roundrobin import RoundRobin, round_robin
 from montecarlo.seeding import resolve_seed
 from montecarlo.solver import Requirement, required_count
 from montecarlo.stats import compare, wilson
-from montecarlo.sweep import sweep
+from montecarlo.sweeps import sweep
 
 __version__ = "0.1.0"
 

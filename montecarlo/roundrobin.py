@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from montecarlo.coe5.units import Roster, Unit, default_roster, resolve_unit
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike
-from montecarlo.sweep import sweep
+from montecarlo.sweeps import sweep
 
 
 @dataclass
@@ -122,7 +122,7 @@ def round_robin(
     budget : int, optional
         Gold per army for ``equal_gold``.
     trials, precision, seed, engine, out
-        As in :func:`~montecarlo.sweep.sweep`.
+        As in :func:`~montecarlo.sweeps.sweep`.
     """
     roster = roster or default_roster()
     us = [resolve_unit(u, roster) for u in units]

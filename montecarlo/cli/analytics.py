@@ -71,7 +71,7 @@ def _read_grid(path: str) -> pd.DataFrame | list[dict]:
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from montecarlo.sweep import sweep
+    from montecarlo.sweeps import sweep
 
     grid = _read_grid(args.grid)
     engine: object = "local"

@@ -98,7 +98,8 @@ def damage_heatmap(table: pd.DataFrame, metric: str = "mean") -> Figure:
     grid = frame.pivot_table(index="row", columns="defender", values=metric, sort=False)
     values = grid.to_numpy(dtype=float)
     fig, ax = plt.subplots(
-        figsize=(1.0 + 0.62 * grid.shape[1], 1.5 + 0.36 * grid.shape[0]), layout="constrained"
+        figsize=(max(7.0, 1.0 + 0.62 * grid.shape[1]), max(3.5, 1.5 + 0.36 * grid.shape[0])),
+        layout="constrained",
     )
     if metric == "mean":
         norm, cmap, label, fmt = None, "viridis", "expected damage per hit (HP)", "{:.1f}"
