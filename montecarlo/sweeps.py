@@ -278,18 +278,10 @@ def _run_dask(client, pending, entropy, root_key, trials, precision, threads, fi
     """Submit every pending matchup to the cluster and stream the rows back."""
     from dask.distributed import as_completed
 
+    # pure=False: every submission is a new task.  (A key derived from the matchup
+    # alone would let the cluster hand back a result computed with another seed.)
     futures = [
-        client.submit(
-            run_spec,
-            spec,
-            entropy,
-            root_key,
-            trials,
-            precision,
-            threads,
-            key=f"montecarlo-{spec.spawn_key[0]:08x}{spec.spawn_key[1]:08x}",
-            pure=False,
-        )
+        client.submit(run_spec, spec, entropy, root_key, trials, precision, threads, pure=False)
         for spec in pending
     ]
     try:
