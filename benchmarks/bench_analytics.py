@@ -10,17 +10,26 @@ Writes ``benchmarks/results/analytics.md``.  Run: ``python benchmarks/bench_anal
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numba
 import pandas as pd
+from _common import write_table
 
 from montecarlo.roundrobin import round_robin
 from montecarlo.sweeps import sweep
 
-OUT = Path(__file__).parent / "results" / "analytics.md"
-UNITS = ["militia", "pikeman", "archer", "heavy infantry", "knight", "skeleton", "ghoul",
-         "assassin", "giant spider", "wraith"]  # fmt: skip
+UNITS = [
+    "militia",
+    "pikeman",
+    "archer",
+    "heavy infantry",
+    "knight",
+    "skeleton",
+    "ghoul",
+    "assassin",
+    "giant spider",
+    "wraith",
+]
 
 
 def main() -> None:
@@ -32,13 +41,19 @@ def main() -> None:
     rr = round_robin(UNITS, counts=10, precision=0.01, seed=1, progress=False)
     t_rr = time.perf_counter() - t0
     battles = int(rr.rows["trials"].sum())
-    grid = [{"attacker": a, "defender": d} for a, d in zip(rr.rows["attacker"], rr.rows["defender"],
-                                                           strict=True)]  # fmt: skip
+    grid = [
+        {"attacker": a, "defender": d}
+        for a, d in zip(rr.rows["attacker"], rr.rows["defender"], strict=True)
+    ]
     t0 = time.perf_counter()
     local = sweep(grid, precision=0.01, seed=1, progress=False)
     t_local = time.perf_counter() - t0
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:  # fmt: skip
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         sweep(grid[:2], trials=512, seed=0, engine=client, progress=False)  # warm the workers
         t0 = time.perf_counter()
         remote = sweep(grid, precision=0.01, seed=1, engine=client, threads=1, progress=False)
@@ -62,13 +77,9 @@ def main() -> None:
         f"- Dask rows equal the local rows: **{same}**",
         f"- Largest 95% half-width in the matrix: {rr.halfwidth.to_numpy().max():.4f}",
     ]
-    text = "\n".join(lines)
-    print(text)
     with pd.option_context("display.width", 200, "display.float_format", "{:.2f}".format):
         print(rr.matrix)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text + "\n")
-    print(f"\nwritten to {OUT}")
+    write_table("analytics", lines)
 
 
 if __name__ == "__main__":

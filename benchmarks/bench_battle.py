@@ -9,18 +9,13 @@ Run: ``python benchmarks/bench_battle.py``.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numba
+from _common import plain_python_rate, write_table
 
 from montecarlo.coe5.battle import matchup
 
-OUT = Path(__file__).parent / "results" / "battle.md"
 SCENARIOS = [
     ("pikeman vs pikeman, 1v1", "pikeman:1", "pikeman:1", 40_000, 40),
     ("10 militia vs 3 knights", "militia:10", "knight:3", 20_000, 20),
@@ -45,17 +40,11 @@ def rate(att: str, dfd: str, trials: int, threads: int) -> float:
 
 
 def python_rate(att: str, dfd: str, trials: int) -> float:
-    code = (
-        "import time, json\n"
-        "from montecarlo.coe5.battle import matchup\n"
-        f"t0 = time.perf_counter(); matchup({att!r}, {dfd!r}, trials={trials}, seed=1, "
-        "progress=False)\n"
-        f"print(json.dumps({trials} / (time.perf_counter() - t0)))\n"
+    call = (
+        f"from montecarlo.coe5.battle import matchup; "
+        f"matchup({att!r}, {dfd!r}, trials=trials, seed=1, progress=False)"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          check=True)  # fmt: skip
-    return float(json.loads(done.stdout.strip().splitlines()[-1]))
+    return plain_python_rate(call, trials)
 
 
 def main() -> None:
@@ -71,8 +60,10 @@ def main() -> None:
         py = python_rate(att, dfd, py_trials)
         one = rate(att, dfd, trials, 1)
         many = rate(att, dfd, trials, all_threads)
-        lines.append(f"| {name} | {py:,.1f} | {one:,.0f} | {many:,.0f} | {many / py:,.0f}× | "
-                     f"{many / one:.2f}× |")  # fmt: skip
+        lines.append(
+            f"| {name} | {py:,.1f} | {one:,.0f} | {many:,.0f} | {many / py:,.0f}× | "
+            f"{many / one:.2f}× |"
+        )
         print(lines[-1], flush=True)
     t0 = time.perf_counter()
     r = matchup("militia:10", "knight:3", precision=0.005, seed=1, progress=False)
@@ -93,11 +84,7 @@ def main() -> None:
         f"(attacker wins {r2.win_rate:.2%}).",
         "- Targets: ≥ 100× plain Python on every scenario; ≥ 1.7× thread scaling.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text + "\n")
-    print(f"\nwritten to {OUT}")
+    write_table("battle", lines)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,10 @@ Run: ``python benchmarks/bench_damage.py [--n 20000000]``.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
-from pathlib import Path
 
 import numba
 import numpy as np
+from _common import best_rate, write_table
 
 from kernels.coe5_dice import oed_level_table
 from kernels.samplers import sample_oed_table
@@ -22,18 +20,7 @@ from montecarlo.coe5.damage import damage
 from montecarlo.coe5.units import load_units
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states
 
-OUT = Path(__file__).parent / "results" / "damage.md"
 PAIRS = [("pikeman", "knight"), ("knight.lance", "knight"), ("knight.lance", "wraith")]
-
-
-def best_rate(func: Callable[[], object], size: int, repeats: int = 3) -> float:
-    func()
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - t0)
-    return size / best
 
 
 def main() -> None:
@@ -64,11 +51,7 @@ def main() -> None:
     lines += [f"| {name} | {r:,.0f} | {r / raw:.2f} |" for name, r in rows]
     knight = rows[1][1] / raw
     lines += ["", f"- pikeman → knight ÷ raw OED kernel: **{knight:.2f}** (target ≥ 0.25)"]
-    text = "\n".join(lines)
-    print(text)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text + "\n")
-    print(f"\nwritten to {OUT}")
+    write_table("damage", lines)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import platform
 import random
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import numba
 import numpy as np
+from _common import best_rate, write_table
 from numba import njit, prange
 
 from kernels.coe5_dice import oed_level_table
@@ -31,7 +30,6 @@ from kernels.samplers import sample_oed_inversion, sample_oed_single, sample_oed
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states
 
 N = 5  # OED d5, the pikeman's die
-OUT = Path(__file__).parent / "results" / "dice.md"
 
 
 def python_loop(size: int) -> np.ndarray:
@@ -79,17 +77,6 @@ def legacy_prange(size, out):
         out[i] = total + r
 
 
-def best_rate(func: Callable[[], object], size: int, repeats: int = 3) -> float:
-    """Best of ``repeats`` timings, in items per second (after one warm-up)."""
-    func()
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - t0)
-    return size / best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=50_000_000, help="rolls per compiled run")
@@ -111,21 +98,37 @@ def main() -> None:
         ("(b') vectorized NumPy, C-1.2 closed form", None, lambda: numpy_closed_form(n, gen)),
     ]
     for t in sorted({1, T}):
-        cases.append((f"(c) Numba legacy np.random in prange, {t} thr", t,
-                      lambda: legacy_prange(n, out)))  # fmt: skip
+        cases.append(
+            (f"(c) Numba legacy np.random in prange, {t} thr", t, lambda: legacy_prange(n, out))
+        )
 
     def ours() -> None:
         sample_oed_table(states, DEFAULT_CHUNK, N, table, levels, out)
 
     for t in sorted({1, T}):
         cases.append((f"(d) our OED kernel, {t} thr", t, ours))
-    cases.append((f"(d') OED by the roll-again loop, {T} thr", T,
-                  lambda: sample_oed_single(states, DEFAULT_CHUNK, N, out)))  # fmt: skip
-    cases.append((f"(d'') OED by float inversion of C-1.2, {T} thr", T,
-                  lambda: sample_oed_inversion(states, DEFAULT_CHUNK, N, out)))  # fmt: skip
+    cases.append(
+        (
+            f"(d') OED by the roll-again loop, {T} thr",
+            T,
+            lambda: sample_oed_single(states, DEFAULT_CHUNK, N, out),
+        )
+    )
+    cases.append(
+        (
+            f"(d'') OED by float inversion of C-1.2, {T} thr",
+            T,
+            lambda: sample_oed_inversion(states, DEFAULT_CHUNK, N, out),
+        )
+    )
     for t in sorted({1, T}):
-        cases.append((f"(e) raw xoshiro256** words, {t} thr", t,
-                      lambda: fill_words(states, DEFAULT_CHUNK, words)))  # fmt: skip
+        cases.append(
+            (
+                f"(e) raw xoshiro256** words, {t} thr",
+                t,
+                lambda: fill_words(states, DEFAULT_CHUNK, words),
+            )
+        )
 
     rows: list[tuple[str, float]] = []
     for name, threads, func in cases:
@@ -139,8 +142,10 @@ def main() -> None:
     rate = dict(rows)
     ours = rate[f"(d) our OED kernel, {T} thr"]
     raw = rate[f"(e) raw xoshiro256** words, {T} thr"]
-    numpy_rate = max(rate["(b) vectorized NumPy, re-roll maxima"],
-                     rate["(b') vectorized NumPy, C-1.2 closed form"])  # fmt: skip
+    numpy_rate = max(
+        rate["(b) vectorized NumPy, re-roll maxima"],
+        rate["(b') vectorized NumPy, C-1.2 closed form"],
+    )
     legacy = rate[f"(c) Numba legacy np.random in prange, {T} thr"]
     lines = [
         f"OED d{N} rolls per second; {n:,} rolls per compiled run, best of 3; "
@@ -157,11 +162,7 @@ def main() -> None:
         f"- ours ÷ the faster vectorized NumPy: **{ours / numpy_rate:.1f}×** (target ≥ 20×)",
         f"- ours ÷ legacy np.random in prange: **{ours / legacy:.1f}×** (target ≥ 3×)",
     ]
-    text = "\n".join(lines)
-    print(text)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text + "\n")
-    print(f"\nwritten to {OUT}")
+    write_table("dice", lines)
 
 
 if __name__ == "__main__":

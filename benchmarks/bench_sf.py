@@ -8,18 +8,13 @@ Run: ``python benchmarks/bench_sf.py``.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numba
+from _common import plain_python_rate, write_table
 
 from montecarlo.sf.fights import fight
 
-OUT = Path(__file__).parent / "results" / "sf.md"
 SCENARIOS = [
     ("4 vs 4, open field", "warrior:1,knight:1,archer:1,mage:1", "goblin:2,orc:1,wolf:1", "open"),
     ("4 vs 4, corridor", "warrior:1,knight:1,archer:1,priest:1", "orc:2,goblin:2", "corridor"),
@@ -37,18 +32,11 @@ def rate(a: str, b: str, bf: str, trials: int, threads: int) -> float:
 
 
 def python_rate(a: str, b: str, bf: str, trials: int) -> float:
-    code = (
-        "import time, json\n"
-        "from montecarlo.sf.fights import fight\n"
-        f"t0 = time.perf_counter(); fight({a!r}, {b!r}, trials={trials}, seed=1, "
-        f"battlefield={bf!r}, progress=False)\n"
-        f"print(json.dumps({trials} / (time.perf_counter() - t0)))\n"
+    call = (
+        f"from montecarlo.sf.fights import fight; fight({a!r}, {b!r}, trials=trials, "
+        f"seed=1, battlefield={bf!r}, progress=False)"
     )
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
-    return float(json.loads(done.stdout.strip().splitlines()[-1]))
+    return plain_python_rate(call, trials)
 
 
 def main() -> None:
@@ -70,11 +58,7 @@ def main() -> None:
         )
         print(lines[-1], flush=True)
     lines += ["", "- Target: ≥ 100× plain Python for the 4-vs-4 open-field fight."]
-    text = "\n".join(lines)
-    print(text)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text + "\n")
-    print(f"\nwritten to {OUT}")
+    write_table("sf", lines)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ from numba import njit, prange
 
 from kernels import sf_layout as F
 from kernels.rng import bounded, chance
+from kernels.sf_dice import check, succeeded
+from kernels.sf_dice import roll_2d6 as roll2d6
 
 # State fields.
 S_STATUS = 0
@@ -45,12 +47,6 @@ N_S = 12
 
 
 @njit(forceinline=True, error_model="numpy")
-def roll2d6(s):
-    r = bounded(s, 36)
-    return (r // 6) + (r % 6) + 2
-
-
-@njit(forceinline=True, error_model="numpy")
 def d6_sum(s, n):
     t = 0
     for _ in range(n):
@@ -60,13 +56,8 @@ def d6_sum(s, n):
 
 @njit(forceinline=True, error_model="numpy")
 def check_ok(s, value, target):
-    """One S-1.1 check: 2d6 + value >= target; a natural 12 succeeds, a natural 2 fails."""
-    nat = roll2d6(s)
-    if nat == 12:
-        return True
-    if nat == 2:
-        return False
-    return nat + value >= target
+    """One S-1.1 check (2d6 + value >= target, naturals 12 and 2 decide): True if made."""
+    return succeeded(check(s, value, target))
 
 
 @njit(forceinline=True, error_model="numpy")

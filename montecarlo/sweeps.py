@@ -134,32 +134,13 @@ def run_spec(
     ss = np.random.SeedSequence(entropy, spawn_key=(*root_key, *spec.spawn_key))
     opts = dict(spec.options)
     start = time.perf_counter()
-    if spec.game == "sf":
-        res = fight(
-            spec.attacker,
-            spec.defender,
-            trials=trials,
-            precision=precision,
-            seed=ss,
-            threads=threads,
-            progress=False,
-            **opts,
-        )
-        counts = [res.counts["a"], res.counts["b"], res.counts["draw"]]
-        pmf = res.rounds_pmf
-    else:
-        res = matchup(
-            spec.attacker,
-            spec.defender,
-            trials=trials,
-            precision=precision,
-            seed=ss,
-            threads=threads,
-            progress=False,
-            **opts,
-        )
-        counts = [res.counts[k] for k in OUTCOME_COLUMNS]
-        pmf = res.rounds_pmf
+    play = fight if spec.game == "sf" else matchup
+    res = play(spec.attacker, spec.defender, trials=trials, precision=precision, seed=ss,
+               threads=threads, progress=False, **opts)  # fmt: skip
+    # SF results name their sides "a" and "b"; a sweep row calls them attacker/defender.
+    names = {"attacker": "a", "defender": "b", "draw": "draw"} if spec.game == "sf" else {}
+    counts = [res.counts[names.get(k, k)] for k in OUTCOME_COLUMNS]
+    pmf = res.rounds_pmf
     n = res.n
     mean = float(np.dot(pmf.index, pmf.values))
     var = float(np.dot((pmf.index - mean) ** 2, pmf.values))
@@ -172,9 +153,7 @@ def run_spec(
         "trials": n,
     }
     for name, k in zip(OUTCOME_COLUMNS, counts, strict=True):
-        lo, hi = res.interval(
-            {"attacker": "a", "defender": "b"}.get(name, name) if spec.game == "sf" else name
-        )
+        lo, hi = res.interval(names.get(name, name))
         row[f"n_{name}"] = int(k)
         row[f"p_{name}"] = k / n
         row[f"p_{name}_lo"] = lo
