@@ -27,14 +27,15 @@ def best_rate(func: Callable[[], object], size: int, repeats: int = 3) -> float:
     return size / best
 
 
-def plain_python_rate(call: str, trials: int) -> float:
+def plain_python_rate(setup: str, call: str, trials: int) -> float:
     """Trials per second of ``call`` (Python source using ``trials``) with Numba disabled.
 
     Runs in a subprocess with ``NUMBA_DISABLE_JIT=1``, so the very same kernel
-    code executes as ordinary Python.
+    code executes as ordinary Python.  ``setup`` (the imports) is not timed.
     """
     code = (
         "import json, time\n"
+        f"{setup}\n"
         f"trials = {trials}\n"
         "t0 = time.perf_counter()\n"
         f"{call}\n"

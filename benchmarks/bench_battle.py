@@ -40,11 +40,8 @@ def rate(att: str, dfd: str, trials: int, threads: int) -> float:
 
 
 def python_rate(att: str, dfd: str, trials: int) -> float:
-    call = (
-        f"from montecarlo.coe5.battle import matchup; "
-        f"matchup({att!r}, {dfd!r}, trials=trials, seed=1, progress=False)"
-    )
-    return plain_python_rate(call, trials)
+    call = f"matchup({att!r}, {dfd!r}, trials=trials, seed=1, progress=False)"
+    return plain_python_rate("from montecarlo.coe5.battle import matchup", call, trials)
 
 
 def main() -> None:

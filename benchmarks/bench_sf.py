@@ -32,11 +32,8 @@ def rate(a: str, b: str, bf: str, trials: int, threads: int) -> float:
 
 
 def python_rate(a: str, b: str, bf: str, trials: int) -> float:
-    call = (
-        f"from montecarlo.sf.fights import fight; fight({a!r}, {b!r}, trials=trials, "
-        f"seed=1, battlefield={bf!r}, progress=False)"
-    )
-    return plain_python_rate(call, trials)
+    call = f"fight({a!r}, {b!r}, trials=trials, seed=1, battlefield={bf!r}, progress=False)"
+    return plain_python_rate("from montecarlo.sf.fights import fight", call, trials)
 
 
 def main() -> None:

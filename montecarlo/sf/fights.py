@@ -186,7 +186,11 @@ def pack_party(a: list[Character], b: list[Character]) -> np.ndarray:
     return np.array(cols, dtype=np.int64).T.copy()
 
 
-def _battlefield_array(bf: Battlefield, pincer: int, surprised: int, max_rounds: int) -> np.ndarray:
+def battlefield_array(bf: Battlefield, pincer: int, surprised: int, max_rounds: int) -> np.ndarray:
+    """The kernel's battlefield array ``B`` (layout in :mod:`kernels.sf_layout`).
+
+    ``pincer`` and ``surprised`` are side numbers, -1 for none.
+    """
     b = np.zeros(F.N_B, np.int64)
     b[F.B_FRONT_CAP] = bf.front_cap
     b[F.B_OPEN] = bf.open
@@ -401,7 +405,7 @@ def fight(
     a = parse_party(party_a, roster)
     b = parse_party(party_b, roster)
     C = pack_party(a, b)
-    B = _battlefield_array(battlefield, _side(pincer, "pincer"), _side(surprise, "surprise"),
+    B = battlefield_array(battlefield, _side(pincer, "pincer"), _side(surprise, "surprise"),
                            check_trials(max_rounds, "max_rounds"))  # fmt: skip
     Q = policy.to_array()
     ss = resolve_seed(seed, rng)

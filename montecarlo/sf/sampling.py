@@ -14,7 +14,7 @@ from kernels.sf_fight import sample_attacks, sample_friendly_fire
 from montecarlo.driver import check_trials, run_fill
 from montecarlo.seeding import SeedLike, resolve_seed
 from montecarlo.sf.characters import Character, CharacterRoster, resolve_character
-from montecarlo.sf.fights import BATTLEFIELDS, Policy, _battlefield_array, pack_party
+from montecarlo.sf.fights import BATTLEFIELDS, Policy, battlefield_array, pack_party
 
 EVENTS = ("hit", "dramatic", "attacker_fumble", "defender_dramatic", "defender_fumble")
 
@@ -49,7 +49,7 @@ def sample_attack(
     d = replace(d, combat=d.combat + evade_mod, position="back" if cover else "front")
     C = pack_party([a], [d])
     bf = BATTLEFIELDS["field"] if (cover or shooter_in_cover) else BATTLEFIELDS["narrow"]
-    B = _battlefield_array(replace(bf, ship=ship), 1 if pincer else -1, 1 if surprised else -1, 1)
+    B = battlefield_array(replace(bf, ship=ship), 1 if pincer else -1, 1 if surprised else -1, 1)
     Q = Policy(fatigue_attacks=fatigue_attack).to_array()
     ss = resolve_seed(seed, rng)
 
