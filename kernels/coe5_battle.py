@@ -88,7 +88,8 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
     strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
     wall = fort if siege and px[j] == wall_col else 0
     cannot_move = stunned[j] != 0 or paralysed[j] != 0
-    dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far)
+    far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
+    dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
     dtype = W[L.W_TYPE, w]
     if dtype == L.T_PARALYSIS:  # C-4.9: resisted by MR
         if not resists(s, U[L.U_MR, tj], NORMAL):
@@ -110,7 +111,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
             frozen[j] = 1
     elif dtype == L.T_SHOCK:  # C-4.4: an MR check or a strength check (C-2.3) avoids it
         if not resists(s, U[L.U_MR, tj], NORMAL):
-            if not check_roll(s, NORMAL) < U[L.U_STR, tj]:
+            if not check_roll(s, np.int64(P[R.STRENGTH_CHECK])) < U[L.U_STR, tj]:
                 stunned[j] = 1
     elif dtype == L.T_DECAY:  # C-4.8
         decaying[j] = 1
@@ -183,6 +184,8 @@ def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, w
     ny = py[i] + _sign(ty - py[i])
     if grid[nx * width + ny] < 0:
         pass  # the direct step is free
+    elif P[R.SIDESTEP] == 0:
+        return  # C-8.3: blocked, it stays
     else:
         # C-8.3 [default]: take a free tile that is equally close, at random.
         k = 0

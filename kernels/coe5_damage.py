@@ -33,7 +33,8 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
     Parameters are the state ``s``, weapon ``w`` of ``W``, target ``t`` of ``U``,
     the attacker's ``strength``, the target's ``wall`` fortification level,
     whether the target cannot move (``immobile``) or is ``frozen``, and ``far``
-    (beyond half range, for C-5.3).  For poison the result goes to the pool.
+    (C-5.3: 0 within half range; beyond it, 1 halves the raw roll [default] and
+    2 halves the final damage).  For poison the result goes to the pool.
     """
     return hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, _NO_TABLE, 0)
 
@@ -68,7 +69,8 @@ def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table,
             total = np.int64(levels) * (size - 1) + oed(s, size)
     else:
         total = oed(s, size)
-    if far and flags & L.F_RANGEPEN:  # C-5.3 [default]: halve the raw roll, round up
+    halve = far != 0 and flags & L.F_RANGEPEN
+    if halve and far == 1:  # C-5.3 [default]: halve the raw roll, round up
         total = (total + 1) // 2
     if vulnerable_to(U, t, dtype):  # step 2
         total *= 2
@@ -85,6 +87,8 @@ def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table,
     res = U[L.U_RES0 + dtype, t]
     if res != 0:  # step 7, floored (Python // floors, also below zero)
         total = (total * (100 - res)) // 100
+    if halve and far == 2 and total > 0:  # C-5.3 alternative: halve the final damage
+        total = (total + 1) // 2
     if total < 1:  # step 8
         return np.int64(0)
     return total

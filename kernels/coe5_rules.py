@@ -20,4 +20,7 @@ EXTRA_ROUNDS = 12  # C-8.11 rounds of ongoing effects after the end
 SIEGE_ROUNDS = 13  # C-7.3 siege rounds before round 1
 WALL_RANGE_BONUS = 14  # C-5.4 extra range on a wall
 FEAR_DIE_BASE = 15  # C-2.4 [default] fear check die = this + fear level
-N_PARAMS = 16
+STRENGTH_CHECK = 16  # C-2.3 [default] difficulty code of strength checks (1: Normal, 2d4)
+SIDESTEP = 17  # C-8.3 [default] 1: a blocked unit takes a free tile that is as close
+HALVE_FINAL = 18  # C-5.3 [default] 0: halve the raw roll; 1: halve the final damage
+N_PARAMS = 19

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import montecarlo as mc
 from kernels.coe5_battle import D_HP
@@ -119,3 +120,49 @@ def test_c5_2_shots_and_reload(reload, shots, hits):
     for _ in range(hits - 1):
         law = law.convolve(one)
     assert_matches(r.trials.dealt[:, 0], law)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "normal", "hard"])
+def test_c2_3_strength_check_against_shock(difficulty):
+    # MR 0 never resists, so the strength check alone decides (C-4.4 with C-2.3):
+    # stunned, and its blow never comes, unless the check roll is below strength 4.
+    zap = unit("Zap", 1000, weapon("Zap", "1-100", type="shock", initiative=6))
+    brute = unit("Brute", 1000, weapon("Fist", "1-100", initiative=2), mr=0, strength=4)
+    r = one_round(zap, brute, BattleRules(max_rounds=1, strength_check=difficulty))
+    stunned = int((r.trials.dealt[:, 1] == 0).sum())
+    p = 1 - mc.resist_chance(4, difficulty)  # resist_chance: P(roll < 4)
+    lo, hi = stats.binom.interval(0.999, r.n, p)
+    assert lo <= stunned <= hi
+
+
+def test_c5_3_halving_the_final_damage_instead():
+    bow = weapon("Bow", "1-4", range=5, rangepen=True)
+    target = unit("Target", 100, weapon("Nothing", 0), armor=1)
+    raw = mc.damage(bow, target, distance=5)
+    final = mc.damage(bow, target, distance=5, long_range_halving="final")
+    # by hand, OED(4) = T: raw gives max(ceil(T/2) - 1, 0), final ceil(max(T - 1, 0) / 2)
+    assert raw.pmf(0) == pytest.approx(0.5)  # T <= 2
+    assert final.pmf(0) == pytest.approx(0.25)  # T = 1
+    assert final.pmf(1) == pytest.approx(0.5)  # T in {2, 3}
+    assert_matches(final.sample(100_000, seed=3), final)
+    archer = unit("Archer", 10, bow)
+    r = matchup(
+        [(archer, 1)],
+        [(target, 1)],
+        trials=20_000,
+        seed=4,
+        length=6,
+        keep_trials=True,
+        rules=BattleRules(max_rounds=1, long_range_halving="final"),
+        progress=False,
+    )
+    assert_matches(r.trials.dealt[:, 0], final)
+
+
+def test_c8_3_sidestep_rule_matters():
+    crowd = dict(trials=2048, seed=3, progress=False)
+    free = matchup("militia:20", "knight:3", rules=BattleRules(sidestep=True), **crowd)
+    stuck = matchup("militia:20", "knight:3", rules=BattleRules(sidestep=False), **crowd)
+    assert not np.array_equal(free.totals.rounds, stuck.totals.rounds)
+    with pytest.raises(mc.InputError, match="long_range_halving"):
+        matchup("militia:1", "knight:1", trials=10, rules=BattleRules(long_range_halving="x"))

@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 from kernels import coe5_rules as R
 from kernels.coe5_battle import N_DEBUG, run_battles
 from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
+from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import Roster
 from montecarlo.driver import check_trials, numba_threads
@@ -59,6 +60,9 @@ class BattleRules:
     siege_rounds: int = 15  # C-7.3
     wall_range_bonus: int = 1  # C-5.4
     fear_die_base: int = 6  # C-2.4
+    strength_check: str = "normal"  # C-2.3: difficulty of strength checks (against shock)
+    sidestep: bool = True  # C-8.3: a blocked unit takes an equally close free tile
+    long_range_halving: str = "raw"  # C-5.3: "raw" roll at step 1, or "final" damage
 
     def to_array(self) -> np.ndarray:
         """The float64 parameter array in :mod:`kernels.coe5_rules` order."""
@@ -86,7 +90,20 @@ class BattleRules:
         p[R.SIEGE_ROUNDS] = self.siege_rounds
         p[R.WALL_RANGE_BONUS] = self.wall_range_bonus
         p[R.FEAR_DIE_BASE] = self.fear_die_base
+        p[R.STRENGTH_CHECK] = DIFFICULTIES[_choice(self.strength_check, DIFFICULTIES,
+                                                   "strength_check")]  # fmt: skip
+        p[R.SIDESTEP] = float(self.sidestep)
+        p[R.HALVE_FINAL] = float(
+            _choice(self.long_range_halving, ("raw", "final"), "long_range_halving") == "final"
+        )
         return p
+
+
+def _choice(value: str, options, name: str) -> str:
+    key = str(value).lower()
+    if key not in options:
+        raise InputError(f"rules.{name} is one of {', '.join(options)}, not {value!r}")
+    return key
 
 
 @dataclass

@@ -47,6 +47,8 @@ class Situation:
         The target is frozen: +1 damage at step 3 (C-4.3).
     far : bool
         The target is beyond half the weapon's range (C-5.3).
+    halve_final : bool
+        C-5.3 alternative: halve the final damage instead of the raw roll [default].
     """
 
     strength: int = 0
@@ -54,6 +56,12 @@ class Situation:
     immobile: bool = False
     frozen: bool = False
     far: bool = False
+    halve_final: bool = False
+
+    @property
+    def far_code(self) -> int:
+        """The kernels' ``far``: 0 near, 1 halve the raw roll, 2 halve the final damage."""
+        return 0 if not self.far else (2 if self.halve_final else 1)
 
 
 class DamageDistribution(Distribution):
@@ -94,7 +102,8 @@ def pipeline(weapon: Weapon, target: Unit, situation: Situation) -> Distribution
         return Distribution.point(0)
     size = weapon.damage.size + (0 if weapon.nostr else situation.strength)
     total = _oed_single(size)  # step 1 (C-1.5: strength enlarges the die)
-    if situation.far and weapon.rangepen:  # C-5.3 [default]: halve raw roll, round up
+    halve = situation.far and weapon.rangepen
+    if halve and not situation.halve_final:  # C-5.3 [default]: halve raw roll, round up
         total = total.map(lambda t: (t + 1) // 2)
     if weapon.type in VULNERABLE_TYPES and weapon.type in target.vulnerable:
         total = total.map(lambda t: 2 * t)  # step 2
@@ -108,6 +117,8 @@ def pipeline(weapon: Weapon, target: Unit, situation: Situation) -> Distribution
     res = target.resistance(weapon.type)
     if res:  # step 7: floor of every fraction
         total = total.map(lambda t: (t * (100 - res)) // 100)
+    if halve and situation.halve_final:  # C-5.3 alternative: halve the final damage
+        total = total.map(lambda t: np.where(t > 0, (t + 1) // 2, t))
     total = total.map(lambda t: np.maximum(t, 0))  # step 8: below 1 does nothing
     if target.ethereal and not weapon.is_magic:  # C-3.9
         miss = Distribution.point(0)
@@ -131,6 +142,7 @@ def damage(
     immobile: bool = False,
     distance: int | None = None,
     frozen: bool = False,
+    long_range_halving: str = "raw",
     roster: Roster | None = None,
 ) -> DamageDistribution:
     """Exact distribution of the damage one hit does, P(0) included.
@@ -149,6 +161,8 @@ def damage(
         Target states adding +1 at C-3 step 3.
     distance : int, optional
         Tiles to the target, for the long-range halving of C-5.3.
+    long_range_halving : "raw" or "final"
+        C-5.3 [default] halves the raw roll; "final" halves the damage after step 7.
     roster : Roster, optional
         Where names are looked up (default: the shipped roster).
 
@@ -163,7 +177,10 @@ def damage(
     if strength is None:
         strength = owner.strength if owner is not None else 0
     _validate_situation(on_wall, strength)
-    situation = Situation(strength, on_wall, bool(immobile), bool(frozen), is_far(w, distance))
+    if long_range_halving not in ("raw", "final"):
+        raise InputError(f"long_range_halving is 'raw' or 'final', not {long_range_halving!r}")
+    situation = Situation(strength, on_wall, bool(immobile), bool(frozen), is_far(w, distance),
+                          long_range_halving == "final")  # fmt: skip
     exact = pipeline(w, tgt, situation)
     kind = "poison" if w.type == "poison" else "hp"
     owner_name = owner.name if owner is not None else "weapon"
@@ -193,7 +210,7 @@ def _hit_sampler(weapon: Weapon, target: Unit, situation: Situation):
         situation.on_wall,
         situation.immobile,
         situation.frozen,
-        situation.far,
+        situation.far_code,
         table,
         levels,
     )
