@@ -61,8 +61,12 @@ def check_ok(s, value, target):
 
 
 @njit(forceinline=True, error_model="numpy")
-def opposed(s, hit_value, evade_value):
-    """S-1.2: returns (hit, dramatic, attacker fumble, defender dramatic, defender fumble)."""
+def opposed(s, hit_value, evade_value, clash):
+    """S-1.2: returns (hit, dramatic, attacker fumble, defender dramatic, defender fumble).
+
+    ``clash`` settles two specials that disagree: 0 the totals decide [default],
+    1 the passive side (the defender) wins.
+    """
     na = roll2d6(s)
     nd = roll2d6(s)
     ta = na + hit_value
@@ -71,7 +75,7 @@ def opposed(s, hit_value, evade_value):
     a_says = 1 if na == 12 else (0 if na == 2 else -1)
     d_says = 0 if nd == 12 else (1 if nd == 2 else -1)
     if a_says >= 0 and d_says >= 0 and a_says != d_says:
-        hit = plain  # [default] clashing specials: the totals decide
+        hit = plain if clash == 0 else False
     elif a_says >= 0:
         hit = a_says == 1
     elif d_says >= 0:
@@ -93,10 +97,12 @@ def _fall(S, j, seq):
 
 
 @njit(error_model="numpy")
-def apply_damage(s, C, S, j, dmg, kind, save_mod, seq):
+def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     """Add injury or fatigue to j and make the S-4 checks.  Returns True if j went down."""
     if S[S_STATUS, j] != F.STANDING or dmg <= 0:
         return False
+    hp = C[F.HP, j]
+    was_over = S[S_INJ, j] + max(S[S_FAT, j], S[S_HEAVY, j]) >= hp
     if kind == F.K_FATIGUE:
         S[S_FAT, j] += dmg
         if S[S_FAT, j] > S[S_PEAK, j]:
@@ -105,7 +111,6 @@ def apply_damage(s, C, S, j, dmg, kind, save_mod, seq):
             S[S_PEAK, j] = S[S_FAT, j]
     else:
         S[S_INJ, j] += dmg
-    hp = C[F.HP, j]
     inj = S[S_INJ, j]
     if inj >= hp + 10:  # automatic death
         S[S_STATUS, j] = F.DEAD
@@ -114,7 +119,9 @@ def apply_damage(s, C, S, j, dmg, kind, save_mod, seq):
             S[S_STATUS, j] = F.FAINTED
         else:
             S[S_STATUS, j] = F.DEAD
-    elif inj + max(S[S_FAT, j], S[S_HEAVY, j]) >= hp:  # faint check [default: every time]
+    elif inj + max(S[S_FAT, j], S[S_HEAVY, j]) >= hp and (
+        Q[F.Q_FAINT_EVERY_HIT] > 0 or not was_over
+    ):  # faint check: [default] on every hit while the condition holds
         target = 10 + inj + S[S_FAT, j] + S[S_HEAVY, j] - hp
         if not check_ok(s, C[F.FORT, j] + save_mod, target):
             S[S_STATUS, j] = F.FAINTED
@@ -196,7 +203,7 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
     E[side, F.E_ATTACKS] += 1
     S[S_ACT_SEQ, i] = seq
     hit_v, eva_v, n_dice, bonus, dtype, kind = attack_values(C, S, B, Q, i, j, ranged)
-    hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v)
+    hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v, Q[F.Q_CLASH])
     if afumble:
         E[side, F.E_FUMBLES] += 1
     dealt = 0
@@ -214,7 +221,7 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
         else:
             dmg = roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble)
             if dmg > 0:
-                apply_damage(s, C, S, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
+                apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
             dealt = dmg
     if B[F.B_SHIP] != 0 and not ranged:  # S-9: a fumble on hit or evade goes overboard
         if afumble:
@@ -237,6 +244,29 @@ def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand):
     E[C[F.SIDE, by], F.E_OPPORTUNITY] += 1
     dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, rnd, seq, cand)
     return dealt
+
+
+@njit(error_model="numpy")
+def special_opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand, pool):
+    """After a fumble or a dramatic melee evade: ``by`` attacks ``on`` first, then
+    further engaged enemies of ``on``, up to Q_SPECIAL_OPP attacks (S-5 [default] 1)."""
+    left = np.int64(Q[F.Q_SPECIAL_OPP])
+    if left <= 0:
+        return
+    opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand)
+    left -= 1
+    foe = C[F.SIDE, by]
+    while left > 0 and S[S_STATUS, on] == F.STANDING:
+        k = 0
+        for j in range(C.shape[1]):
+            if (C[F.SIDE, j] == foe and S[S_STATUS, j] == F.STANDING and engaged(B, S, j)
+                    and C[F.MW, j] != 0 and S[S_OPP_ROUND, j] != rnd):  # fmt: skip
+                pool[k] = j
+                k += 1
+        if k == 0:
+            return
+        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, cand)
+        left -= 1
 
 
 @njit(error_model="numpy")
@@ -385,7 +415,7 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
                 S[S_GONE_SEQ, j] = seq
         elif kind != F.K_NONE:
             dmg = d6_sum(s, n) + bonus
-            apply_damage(s, C, S, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
+            apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
 
 
 @njit(error_model="numpy")
@@ -461,7 +491,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
             S[S_ACTED, i] = 1
             hp = C[F.HP, i]
             if S[S_FAT, i] > 0 and S[S_FAT, i] >= Q[F.Q_BREATH_AT] * hp:
-                S[S_FAT, i] = max(0, S[S_FAT, i] - (bounded(s, 6) + 1))  # S-4 [default]: 1d
+                # S-4 [default]: catching breath recovers 1d of fatigue
+                S[S_FAT, i] = max(0, S[S_FAT, i] - d6_sum(s, np.int64(Q[F.Q_BREATH_DICE])))
             elif C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
                 cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
             elif (C[F.RW, i] != 0 and S[S_AMMO, i] != 0
@@ -492,15 +523,15 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                 if afumble and engaged(B, S, i):
                     jj = _pick(s, C, S, foe, 0, cand)
                     if jj >= 0:
-                        opportunity(s, C, S, B, Q, E, jj, i, rnd, seq, cand)
+                        special_opportunity(s, C, S, B, Q, E, jj, i, rnd, seq, cand, targets)
             elif C[F.MW, i] != 0 and engaged(B, S, i):
                 # an enemy side without a front line is engaged at its back line
                 line = -1 if B[F.B_OPEN] != 0 else (0 if _count(C, S, foe, 0) > 0 else 1)
                 j = _pick(s, C, S, foe, line, cand)
                 hit = weapon_hit(s, C, S, B, Q, E, i, j, False, rnd, seq, cand)
                 afumble, ddramatic = hit[1], hit[2]
-                if afumble or ddramatic:  # S-2, S-5: the opponent gets one attack [default]
-                    opportunity(s, C, S, B, Q, E, j, i, rnd, seq, cand)
+                if afumble or ddramatic:  # S-2, S-5: the opponent gets attacks [default: 1]
+                    special_opportunity(s, C, S, B, Q, E, j, i, rnd, seq, cand, targets)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
                 if cap == 0 or _count(C, S, side, 0) < cap:
                     S[S_LINE, i] = 0  # step up to the front line
@@ -567,7 +598,7 @@ def sample_attacks(states, chunk, C, B, Q, i, j, ranged, out):
         S[S_LINE, :] = C[F.LINE, :]
         for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
             hit_v, eva_v, n_dice, bonus, dtype, _ = attack_values(C, S, B, Q, i, j, ranged)
-            hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v)
+            hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v, Q[F.Q_CLASH])
             out[t, 0] = hit
             out[t, 1] = dramatic
             out[t, 2] = afumble

@@ -68,7 +68,12 @@ Q_FATIGUE_ATTACKS = 1  # 1: blunt melee weapons make fatigue attacks
 Q_TRIP_CHANCE = 2  # share of melee attacks that are trips on a cliff or ship deck
 Q_SECURE_LOF = 3  # 1: back-line shooters secure a line of fire to the enemy back line
 Q_CAST = 4  # 1: casters cast rather than fight
-N_Q = 5
+# Rule defaults (SFRules), carried in the same array.
+Q_CLASH = 5  # S-1.2 [default] clashing specials: 0 the totals decide, 1 the defender wins
+Q_BREATH_DICE = 6  # S-4 [default] catching breath recovers this many d6 of fatigue
+Q_FAINT_EVERY_HIT = 7  # S-4 [default] 1: a faint check on every hit while the condition holds
+Q_SPECIAL_OPP = 8  # S-5 [default] attacks the opponent gets after a fumble or dramatic evade
+N_Q = 9
 
 # Final states (S-10).
 STANDING = 0

@@ -193,3 +193,35 @@ def test_s8_higher_initiative_acts_first():
     for outcome, prob in (("b", p_quick), ("a", p_slow), ("draw", 1 - p_quick - p_slow)):
         lo, hi = stats.binom.interval(0.999, res.n, prob)
         assert lo <= res.counts[outcome] <= hi
+
+
+def test_s1_2_clash_rule_parameter():
+    # defender wins clashes: the 2-against-2 and 12-against-12 cases both miss now
+    totals = sf.opposed(100, 0)
+    defender = sf.opposed(100, 0, clash="defender")
+    assert defender.miss - totals.miss == pytest.approx(2 / 1296)
+    from montecarlo.sf.sampling import sample_attack
+    from tests.helpers import assert_rate
+
+    counts, _ = sample_attack("warrior", "orc", 100_000, seed=4, clash="defender")
+    assert_rate(
+        int(counts["hit"]), 100_000, float(sf.attack("warrior", "orc", clash="defender").odds.hit)
+    )
+
+
+def test_s4_s5_rule_parameters_change_fights():
+    common = dict(trials=4000, seed=6, progress=False)
+    base = sf.fight("warrior:3", "orc:3", **common)
+    no_opp = sf.fight("warrior:3", "orc:3", rules=sf.SFRules(special_opportunity_attacks=0),
+                      **common)  # fmt: skip
+    assert base.events()["opportunity_attacks_per_fight"].sum() > 0
+    assert no_opp.events()["opportunity_attacks_per_fight"].sum() == 0
+    saps = dict(policy=sf.Policy(fatigue_attacks=True), **common)
+    every = sf.fight("brawler:2", "ogre:1", **saps)
+    once = sf.fight("brawler:2", "ogre:1", rules=sf.SFRules(faint_check_every_hit=False), **saps)
+    # the brawlers take the ogre's blunt fatigue blows: one check only, fewer faint
+    assert once.characters()["p_fainted"].iloc[0] < every.characters()["p_fainted"].iloc[0]
+    rested = sf.fight("brawler:2", "ogre:1", rules=sf.SFRules(breath_dice=3), **saps)
+    assert not np.array_equal(rested.totals["damage"], every.totals["damage"])
+    with pytest.raises(mc.InputError, match="clash"):
+        sf.SFRules(clash="attacker")

@@ -12,7 +12,7 @@ from montecarlo.sf.exact import (
     opposed,
     outcome_chances,
 )
-from montecarlo.sf.fights import BATTLEFIELDS, Battlefield, FightResult, Policy, fight
+from montecarlo.sf.fights import BATTLEFIELDS, Battlefield, FightResult, Policy, SFRules, fight
 
 __all__ = [
     "BATTLEFIELDS",
@@ -23,6 +23,7 @@ __all__ = [
     "CheckOdds",
     "FightResult",
     "Policy",
+    "SFRules",
     "SFState",
     "Spell",
     "attack",

@@ -54,13 +54,16 @@ class OpposedOdds:
         return 1 - self.hit
 
 
-def opposed(hit_value: int, evade_value: int) -> OpposedOdds:
+def opposed(hit_value: int, evade_value: int, clash: str = "totals") -> OpposedOdds:
     """Exact odds of 2d6 + ``hit_value`` against 2d6 + ``evade_value`` (S-1.2).
 
     The passive side wins ties.  A natural 12 or 2 decides the roll for its
     side (S-1.1); when both sides roll such a special and they disagree, the
-    totals decide instead (S-1.2 [default]).
+    totals decide instead (S-1.2 [default], ``clash="totals"``), or the passive
+    side wins (``clash="defender"``).
     """
+    if clash not in ("totals", "defender"):
+        raise InputError(f"clash is 'totals' or 'defender', not {clash!r}")
     counts = {"hit": 0, "dramatic": 0, "afumble": 0, "ddramatic": 0, "dfumble": 0}
     cells: dict[tuple[bool, bool, bool], int] = {}
     faces = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -75,7 +78,7 @@ def opposed(hit_value: int, evade_value: int) -> OpposedOdds:
             a_says = True if na == 12 else (False if na == 2 else None)
             d_says = False if nd == 12 else (True if nd == 2 else None)
             if a_says is not None and d_says is not None and a_says != d_says:
-                verdict = hit  # S-1.2 [default]: both specials clash, totals decide
+                verdict = hit if clash == "totals" else False  # S-1.2 [default]: totals
             elif a_says is not None:
                 verdict = a_says
             elif d_says is not None:
@@ -197,6 +200,7 @@ def attack(
     weapon: str | None = None,
     *,
     fatigue_attack: bool = False,
+    clash: str = "totals",
     roster: CharacterRoster | None = None,
     **situation: object,
 ) -> AttackOdds:
@@ -209,6 +213,8 @@ def attack(
         The attacker's weapon by name (default: its first weapon).
     fatigue_attack : bool
         Deal fatigue instead of injury with a blunt melee weapon (S-3).
+    clash : "totals" or "defender"
+        How clashing specials are settled (S-1.2 [default] "totals").
     **situation
         ``cover``, ``shooter_in_cover``, ``surprised``, ``ship``, ``pincer``,
         ``hit_mod``, ``evade_mod``; see :func:`hit_and_evade`.
@@ -223,7 +229,7 @@ def attack(
     if fatigue_attack and (w.ranged or w.type != "blunt"):
         raise InputError("only blunt melee weapons can make a fatigue attack (S-3)")
     hit, evade = hit_and_evade(a, d, w, **situation)  # type: ignore[arg-type]
-    odds = opposed(hit, evade)
+    odds = opposed(hit, evade, clash)
     stat = a.tech if w.ranged else a.body  # S-3
     armor = d.armor_for(w.type)
     pierce = w.type == "pierce"

@@ -109,7 +109,9 @@ class Policy:
     secure_line_of_fire: bool = True
     cast: bool = True
 
-    def to_array(self) -> np.ndarray:
+    def to_array(self, rules: SFRules | None = None) -> np.ndarray:
+        """The kernel's ``Q`` array: this policy, then the rule defaults."""
+        rules = rules or SFRules()
         if not 0 <= self.trip_chance <= 1:
             raise InputError(f"policy.trip_chance is a probability, got {self.trip_chance}")
         q = np.zeros(F.N_Q)
@@ -118,7 +120,42 @@ class Policy:
         q[F.Q_TRIP_CHANCE] = self.trip_chance
         q[F.Q_SECURE_LOF] = float(self.secure_line_of_fire)
         q[F.Q_CAST] = float(self.cast)
+        q[F.Q_CLASH] = 0.0 if rules.clash == "totals" else 1.0
+        q[F.Q_BREATH_DICE] = rules.breath_dice
+        q[F.Q_FAINT_EVERY_HIT] = float(rules.faint_check_every_hit)
+        q[F.Q_SPECIAL_OPP] = rules.special_opportunity_attacks
         return q
+
+
+@dataclass(frozen=True)
+class SFRules:
+    """The [default]s of RULES.md part 2 that a fight uses, by name.
+
+    Attributes
+    ----------
+    clash : "totals" or "defender"
+        S-1.2: when both sides roll a special that would decide the roll and
+        they disagree, compare the totals [default], or let the passive side win.
+    breath_dice : int
+        S-4: catching breath recovers this many d6 of fatigue [default 1].
+    faint_check_every_hit : bool
+        S-4: make the faint check on every hit while the condition holds
+        [default], or only when the condition first becomes true.
+    special_opportunity_attacks : int
+        S-5: attacks the opponent gets after a fumble or a dramatic melee evade
+        [default 1].
+    """
+
+    clash: str = "totals"
+    breath_dice: int = 1
+    faint_check_every_hit: bool = True
+    special_opportunity_attacks: int = 1
+
+    def __post_init__(self) -> None:
+        if self.clash not in ("totals", "defender"):
+            raise InputError(f"rules.clash is 'totals' or 'defender', not {self.clash!r}")
+        if not 0 <= self.breath_dice <= 10 or not 0 <= self.special_opportunity_attacks <= 10:
+            raise InputError("rules.breath_dice and special_opportunity_attacks lie in 0..10")
 
 
 def parse_party(party: str | list, roster: CharacterRoster | None = None) -> list[Character]:
@@ -264,15 +301,17 @@ class FightResult(OutcomeRates):
         rows = []
         for side, name in enumerate(("A", "B")):
             attacks = max(int(ev[side, F.E_ATTACKS]), 1)
-            rows.append({
-                "side": name,
-                "attacks_per_fight": ev[side, F.E_ATTACKS] / self.n,
-                "hit_rate": ev[side, F.E_HITS] / attacks,
-                "dramatic_rate": ev[side, F.E_DRAMATIC] / attacks,
-                "fumble_rate": ev[side, F.E_FUMBLES] / attacks,
-                "friendly_fire_per_fight": ev[side, F.E_FRIENDLY_FIRE] / self.n,
-                "opportunity_attacks_per_fight": ev[side, F.E_OPPORTUNITY] / self.n,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "side": name,
+                    "attacks_per_fight": ev[side, F.E_ATTACKS] / self.n,
+                    "hit_rate": ev[side, F.E_HITS] / attacks,
+                    "dramatic_rate": ev[side, F.E_DRAMATIC] / attacks,
+                    "fumble_rate": ev[side, F.E_FUMBLES] / attacks,
+                    "friendly_fire_per_fight": ev[side, F.E_FRIENDLY_FIRE] / self.n,
+                    "opportunity_attacks_per_fight": ev[side, F.E_OPPORTUNITY] / self.n,
+                }
+            )
         return pd.DataFrame(rows)
 
     @property
@@ -295,15 +334,26 @@ class FightResult(OutcomeRates):
         pmf = self.rounds_pmf
         mean = float(np.dot(pmf.index, pmf.values))
         state = "  — INTERRUPTED, partial result" if self.partial else ""
-        lines = [self.title(), f"{self.n:,} fights, seed {self.seed}, {self.seconds:.2f} s{state}",
-                 "", *self.outcome_lines(), "", f"rounds: mean {mean:.2f}", ""]  # fmt: skip
+        lines = [
+            self.title(),
+            f"{self.n:,} fights, seed {self.seed}, {self.seconds:.2f} s{state}",
+            "",
+            *self.outcome_lines(),
+            "",
+            f"rounds: mean {mean:.2f}",
+            "",
+        ]
         chars = self.characters()
-        lines.append(f"{'side':<5}{'character':<12}{'standing':>10}{'fainted':>9}{'dead':>8}"
-                     f"{'overboard':>11}{'injury':>9}{'fatigue':>9}")  # fmt: skip
+        lines.append(
+            f"{'side':<5}{'character':<12}{'standing':>10}{'fainted':>9}{'dead':>8}"
+            f"{'overboard':>11}{'injury':>9}{'fatigue':>9}"
+        )
         for r in chars.itertuples():
-            lines.append(f"{r.side:<5}{r.character:<12}{r.p_standing:>10.1%}{r.p_fainted:>9.1%}"
-                         f"{r.p_dead:>8.1%}{r.p_overboard:>11.1%}{r.mean_injury:>9.2f}"
-                         f"{r.mean_fatigue:>9.2f}")  # fmt: skip
+            lines.append(
+                f"{r.side:<5}{r.character:<12}{r.p_standing:>10.1%}{r.p_fainted:>9.1%}"
+                f"{r.p_dead:>8.1%}{r.p_overboard:>11.1%}{r.mean_injury:>9.2f}"
+                f"{r.mean_fatigue:>9.2f}"
+            )
         lines.append("")
         for r in self.events().itertuples():
             lines.append(
@@ -314,27 +364,38 @@ class FightResult(OutcomeRates):
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"title": self.title(), "fights": self.n, "partial": self.partial,
-                "seed": self.seed, "options": self.options,
-                "outcomes": self.to_frame().to_dict(orient="records"),
-                "characters": self.characters().to_dict(orient="records"),
-                "events": self.events().to_dict(orient="records")}  # fmt: skip
+        return {
+            "title": self.title(),
+            "fights": self.n,
+            "partial": self.partial,
+            "seed": self.seed,
+            "options": self.options,
+            "outcomes": self.to_frame().to_dict(orient="records"),
+            "characters": self.characters().to_dict(orient="records"),
+            "events": self.events().to_dict(orient="records"),
+        }
 
     def plot(self) -> Figure:
         """Outcome bars, rounds histogram and each character's final-state shares."""
         fig, axes = plt.subplots(1, 3, figsize=(17, 5), layout="constrained")
         self.plot_outcomes(axes[0])
         pmf = self.rounds_pmf
-        axes[1].bar(pmf.index, pmf.values, width=1.0, color="tab:purple",
-                    label=f"{self.n:,} fights")  # fmt: skip
-        axes[1].set(xlabel="rounds until the fight ended", ylabel="share of fights",
-                    title="Fight length")  # fmt: skip
+        axes[1].bar(
+            pmf.index, pmf.values, width=1.0, color="tab:purple", label=f"{self.n:,} fights"
+        )
+        axes[1].set(
+            xlabel="rounds until the fight ended", ylabel="share of fights", title="Fight length"
+        )
         axes[1].legend(fontsize="small")
         chars = self.characters()
         labels = [f"{r.side}: {r.character} #{r.slot}" for r in chars.itertuples()]
         left = np.zeros(len(chars))
-        colours = {"standing": "tab:green", "fainted": "tab:orange", "dead": "tab:red",
-                   "overboard": "tab:blue"}  # fmt: skip
+        colours = {
+            "standing": "tab:green",
+            "fainted": "tab:orange",
+            "dead": "tab:red",
+            "overboard": "tab:blue",
+        }
         for state in STATES:
             vals = chars[f"p_{state}"].to_numpy()
             axes[2].barh(labels, vals, left=left, color=colours[state], label=state)
@@ -358,6 +419,7 @@ def fight(
     surprise: str | None = None,
     pincer: str | None = None,
     policy: Policy | None = None,
+    rules: SFRules | None = None,
     max_rounds: int = 100,
     threads: int | None = None,
     progress: bool | None = True,
@@ -385,6 +447,8 @@ def fight(
         In a corridor, the side attacked from both ends (+1 to hit it).
     policy : Policy, optional
         The action policy (defaults documented on :class:`Policy`).
+    rules : SFRules, optional
+        The rule defaults of RULES.md part 2 (see :class:`SFRules`).
     max_rounds : int
         A fight still going after this many rounds is a draw [default 100].
     """
@@ -398,32 +462,48 @@ def fight(
         trials = check_trials(20_000 if trials is None else trials)
     if isinstance(battlefield, str):
         if battlefield.lower() not in BATTLEFIELDS:
-            raise InputError(f"unknown battlefield {battlefield!r}; expected one of "
-                             f"{', '.join(BATTLEFIELDS)} or a Battlefield")  # fmt: skip
+            raise InputError(
+                f"unknown battlefield {battlefield!r}; expected one of "
+                f"{', '.join(BATTLEFIELDS)} or a Battlefield"
+            )
         battlefield = BATTLEFIELDS[battlefield.lower()]
     policy = policy or Policy()
     a = parse_party(party_a, roster)
     b = parse_party(party_b, roster)
     C = pack_party(a, b)
-    B = battlefield_array(battlefield, _side(pincer, "pincer"), _side(surprise, "surprise"),
-                           check_trials(max_rounds, "max_rounds"))  # fmt: skip
-    Q = policy.to_array()
+    B = battlefield_array(
+        battlefield,
+        _side(pincer, "pincer"),
+        _side(surprise, "surprise"),
+        check_trials(max_rounds, "max_rounds"),
+    )
+    rules = rules or SFRules()
+    Q = policy.to_array(rules)
     ss = resolve_seed(seed, rng)
     n_chars = C.shape[1]
     totals: dict[str, Any] = {
-        "n": 0, "outcome": np.zeros(3, np.int64), "rounds": np.zeros(max_rounds + 1, np.int64),
-        "states": np.zeros((n_chars, 4), np.int64), "damage": np.zeros((n_chars, 3), np.int64),
+        "n": 0,
+        "outcome": np.zeros(3, np.int64),
+        "rounds": np.zeros(max_rounds + 1, np.int64),
+        "states": np.zeros((n_chars, 4), np.int64),
+        "damage": np.zeros((n_chars, 3), np.int64),
         "events": np.zeros((2, F.N_EVENTS), np.int64),
-    }  # fmt: skip
+    }
     kept: list[tuple] = []
     target = trials if precision is None else max_trials
     batch = BATCH_CHUNKS * FIGHT_CHUNK
     partial = False
     start = time.perf_counter()
     chunk = 0
-    bar = tqdm(total=target if precision is None else None, desc="fights", unit="fight",
-               unit_scale=True, disable=progress is False, delay=0 if progress else 1.0,
-               leave=False)  # fmt: skip
+    bar = tqdm(
+        total=target if precision is None else None,
+        desc="fights",
+        unit="fight",
+        unit_scale=True,
+        disable=progress is False,
+        delay=0 if progress else 1.0,
+        leave=False,
+    )
     try:
         with numba_threads(threads):
             while totals["n"] < target:
@@ -434,11 +514,13 @@ def fight(
                         break
                     wanted = totals["n"] * (hw / precision) ** 2 - totals["n"]
                     most = max(1, totals["n"] // batch)
-                    n = min(int(np.clip(np.ceil(wanted / batch), 1, most)) * batch,
-                            target - totals["n"])  # fmt: skip
+                    n = min(
+                        int(np.clip(np.ceil(wanted / batch), 1, most)) * batch, target - totals["n"]
+                    )
                 n_chunks = -(-n // FIGHT_CHUNK)
-                _play(ss, chunk, n_chunks, n, C, B, Q, max_rounds, keep_trials, _debug,
-                      totals, kept)  # fmt: skip
+                _play(
+                    ss, chunk, n_chunks, n, C, B, Q, max_rounds, keep_trials, _debug, totals, kept
+                )
                 chunk += n_chunks
                 bar.update(n)
     except KeyboardInterrupt:
@@ -451,10 +533,17 @@ def fight(
     if kept:
         names = ("outcome", "rounds", "state", "damage", "debug")
         per_trial = {k: np.concatenate([row[i] for row in kept]) for i, k in enumerate(names)}
-    options = {"battlefield": battlefield.name, "surprise": surprise, "pincer": pincer,
-               "max_rounds": max_rounds, "policy": asdict(policy)}  # fmt: skip
-    return FightResult(a, b, totals, per_trial, partial, ss.entropy,
-                       time.perf_counter() - start, options)  # fmt: skip
+    options = {
+        "battlefield": battlefield.name,
+        "surprise": surprise,
+        "pincer": pincer,
+        "max_rounds": max_rounds,
+        "policy": asdict(policy),
+        "rules": asdict(rules),
+    }
+    return FightResult(
+        a, b, totals, per_trial, partial, ss.entropy, time.perf_counter() - start, options
+    )
 
 
 def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept) -> None:
@@ -471,9 +560,26 @@ def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept
     t_state = np.zeros((size, n_chars), np.int64)
     t_damage = np.zeros((size, n_chars, 3), np.int64)
     t_debug = np.zeros((n if debug else 0, N_S, n_chars), np.int64)
-    run_fights(states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
-               agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug,
-               t_debug)  # fmt: skip
+    run_fights(
+        states,
+        FIGHT_CHUNK,
+        n,
+        C,
+        B,
+        Q,
+        agg_outcome,
+        agg_rounds,
+        agg_states,
+        agg_damage,
+        agg_events,
+        keep or debug,
+        t_outcome,
+        t_rounds,
+        t_state,
+        t_damage,
+        debug,
+        t_debug,
+    )
     totals["n"] += n
     totals["outcome"] += agg_outcome.sum(axis=0)
     totals["rounds"] += agg_rounds.sum(axis=0)

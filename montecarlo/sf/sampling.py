@@ -14,7 +14,7 @@ from kernels.sf_fight import sample_attacks, sample_friendly_fire
 from montecarlo.driver import check_trials, run_fill
 from montecarlo.seeding import SeedLike, resolve_seed
 from montecarlo.sf.characters import Character, CharacterRoster, resolve_character
-from montecarlo.sf.fights import BATTLEFIELDS, Policy, battlefield_array, pack_party
+from montecarlo.sf.fights import BATTLEFIELDS, Policy, SFRules, battlefield_array, pack_party
 
 EVENTS = ("hit", "dramatic", "attacker_fumble", "defender_dramatic", "defender_fumble")
 
@@ -28,6 +28,7 @@ def sample_attack(
     seed: SeedLike = None,
     rng: SeedLike = None,
     fatigue_attack: bool = False,
+    clash: str = "totals",
     cover: bool = False,
     shooter_in_cover: bool = False,
     surprised: bool = False,
@@ -50,7 +51,7 @@ def sample_attack(
     C = pack_party([a], [d])
     bf = BATTLEFIELDS["field"] if (cover or shooter_in_cover) else BATTLEFIELDS["narrow"]
     B = battlefield_array(replace(bf, ship=ship), 1 if pincer else -1, 1 if surprised else -1, 1)
-    Q = Policy(fatigue_attacks=fatigue_attack).to_array()
+    Q = Policy(fatigue_attacks=fatigue_attack).to_array(SFRules(clash=clash))
     ss = resolve_seed(seed, rng)
 
     def fill(states: np.ndarray, chunk: int, view: np.ndarray) -> None:
