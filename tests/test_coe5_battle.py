@@ -289,3 +289,31 @@ def test_ctrl_c_keeps_finished_batches(monkeypatch):
     assert r.partial and r.n == 2 * battle.BATCH_CHUNKS * battle.BATTLE_CHUNK
     assert sum(r.counts.values()) == r.n
     assert "INTERRUPTED" in r.summary()
+
+
+def test_duel_exact_agrees_with_icepool():
+    # An independent exact answer: icepool's absorbing-chain solver on the same duel
+    # (one weapon each, fatigue off), a per-round map over (hp_a, hp_b).
+    icepool = pytest.importorskip("icepool")
+    a = unit("Big", 3, weapon("Axe", "1-6", initiative=4), armor=1, shield=1)
+    b = unit("Small", 3, weapon("Sword", "1-5", initiative=3), armor=2, strength=1)
+
+    def die(d):
+        pairs = zip(d.support, d.probabilities, strict=True)
+        weights = {int(v): round(p * 10**12) for v, p in pairs}
+        return icepool.Die({v: w for v, w in weights.items() if w > 0})
+
+    da = die(mc.damage(a.weapons[0], b))
+    db = die(mc.damage(b.weapons[0], a, strength=1))
+
+    def step(state, x, y):
+        ha, hb = state
+        if ha <= 0 or hb <= 0:
+            return state
+        hb -= x  # initiative 4 strikes first
+        return (ha, 0) if hb <= 0 else (max(ha - y, 0), hb)
+
+    result = icepool.map(step, icepool.Die([(3, 3)]), da, db, repeat="inf")
+    p_icepool = float(sum(q for (_, hb), q in result.items() if hb <= 0) / result.denominator())
+    exact = duel_exact(a, b, rules=BattleRules(fatigue_start=10**6))
+    assert exact.p_attacker == pytest.approx(p_icepool, abs=1e-9)
