@@ -402,7 +402,7 @@ class FightResult(OutcomeRates):
             left += vals
         axes[2].invert_yaxis()
         axes[2].set(xlabel="share of fights", title="Final state per character", xlim=(0, 1))
-        axes[2].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=4)
+        axes[2].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4)
         fig.suptitle(f"{self.title()}: {self.n:,} simulated fights (SF rules S-1 to S-10)")
         return fig
 
