@@ -18,6 +18,8 @@ class OutcomeRates:
     """
 
     LABELS: ClassVar[dict[str, str]] = {}
+    #: What one trial is called in tables ("battles", "fights").
+    NOUN: ClassVar[str] = "trials"
 
     @property
     def n(self) -> int:  # pragma: no cover - overridden
@@ -50,7 +52,7 @@ class OutcomeRates:
 
     def outcome_lines(self) -> list[str]:
         """The outcome table as aligned text lines."""
-        lines = [f"{'outcome':<16}{'rate':>8}   95% Wilson interval   {'trials':>9}"]
+        lines = [f"{'outcome':<16}{'rate':>8}   95% Wilson interval   {self.NOUN:>9}"]
         for row in self.to_frame().itertuples():
             ci = f"[{row.ci_low:6.2%}, {row.ci_high:6.2%}]"
             lines.append(f"{row.outcome:<16}{row.rate:>8.2%}   {ci}   {row.count:>9,}")
@@ -65,6 +67,6 @@ class OutcomeRates:
                label="rate ± 95% Wilson interval")  # fmt: skip
         for x, r in enumerate(frame["rate"]):
             ax.text(x, r + 0.02, f"{r:.1%}", ha="center")
-        ax.set(ylim=(0, 1.1), xlabel="outcome", ylabel="share of trials", title="Outcome")
+        ax.set(ylim=(0, 1.1), xlabel="outcome", ylabel=f"share of {self.NOUN}", title="Outcome")
         ax.legend(loc="upper right", fontsize="small")
         return ax

@@ -37,6 +37,7 @@ class MatchupResult(OutcomeRates):
     """
 
     LABELS: ClassVar[dict[str, str]] = OUTCOME_LABELS
+    NOUN: ClassVar[str] = "battles"
 
     parts: list[Part]
     totals: Any

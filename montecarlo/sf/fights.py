@@ -258,6 +258,7 @@ class FightResult(OutcomeRates):
     """Aggregated outcome of many fights (S-10): the same shape as a CoE5 matchup."""
 
     LABELS: ClassVar[dict[str, str]] = {"a": "party A wins", "b": "party B wins", "draw": "draw"}
+    NOUN: ClassVar[str] = "fights"
 
     party_a: list[Character]
     party_b: list[Character]
