@@ -225,3 +225,25 @@ def test_s4_s5_rule_parameters_change_fights():
     assert not np.array_equal(rested.totals["damage"], every.totals["damage"])
     with pytest.raises(mc.InputError, match="clash"):
         sf.SFRules(clash="attacker")
+
+
+def test_precision_mode_is_thread_independent_and_interruptible(monkeypatch):
+    runs = [sf.fight("warrior:2", "orc:2", precision=0.02, seed=8, threads=t, progress=False)
+            for t in (1, 2)]  # fmt: skip
+    assert runs[0].n == runs[1].n and runs[0].halfwidth() <= 0.02
+    np.testing.assert_array_equal(runs[0].totals["states"], runs[1].totals["states"])
+
+    from montecarlo.sf import fights
+
+    real, calls = fights._play, {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(fights, "_play", interrupted)
+    r = sf.fight("warrior:2", "orc:2", trials=50_000, seed=8, progress=False)
+    assert r.partial and r.n == fights.BATCH_CHUNKS * fights.FIGHT_CHUNK
+    assert "INTERRUPTED" in r.summary()
