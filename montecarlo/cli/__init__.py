@@ -8,6 +8,7 @@ stderr and exit with status 2; nothing else is written.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,3 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"montecarlo {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Runs keep their partial results themselves; this is Ctrl-C elsewhere
+        # (while compiling, say): stop quietly.
+        print(f"montecarlo {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: silence the rest of the output.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
