@@ -61,15 +61,7 @@ def bounded(s, n):
     half.  The rare low halves that would bias the result are rejected, so the
     draw is exactly uniform.
     """
-    nn = np.uint64(n)
-    m = (next_u64(s) >> _U32) * nn
-    low = m & _MASK32
-    if low < nn:
-        threshold = (_TWO32 - nn) % nn
-        while low < threshold:
-            m = (next_u64(s) >> _U32) * nn
-            low = m & _MASK32
-    return np.int64(m >> _U32)
+    return bounded_from(s, next_u64(s) >> _U32, n)
 
 
 @njit(inline="always", error_model="numpy")

@@ -247,6 +247,19 @@ def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand):
 
 
 @njit(error_model="numpy")
+def _free_opportunists(C, S, B, side, rnd, pool):
+    """Standing, engaged melee fighters of ``side`` with their opportunity attack of
+    this round unused (S-5), into ``pool``; returns how many."""
+    k = 0
+    for j in range(C.shape[1]):
+        if (C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING and engaged(B, S, j)
+                and C[F.MW, j] != 0 and S[S_OPP_ROUND, j] != rnd):  # fmt: skip
+            pool[k] = j
+            k += 1
+    return k
+
+
+@njit(error_model="numpy")
 def special_opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand, pool):
     """After a fumble or a dramatic melee evade: ``by`` attacks ``on`` first, then
     further engaged enemies of ``on``, up to Q_SPECIAL_OPP attacks (S-5 [default] 1)."""
@@ -257,12 +270,7 @@ def special_opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand, pool):
     left -= 1
     foe = C[F.SIDE, by]
     while left > 0 and S[S_STATUS, on] == F.STANDING:
-        k = 0
-        for j in range(C.shape[1]):
-            if (C[F.SIDE, j] == foe and S[S_STATUS, j] == F.STANDING and engaged(B, S, j)
-                    and C[F.MW, j] != 0 and S[S_OPP_ROUND, j] != rnd):  # fmt: skip
-                pool[k] = j
-                k += 1
+        k = _free_opportunists(C, S, B, foe, rnd, pool)
         if k == 0:
             return
         opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, cand)
@@ -356,12 +364,7 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
         hurt = 0
         for _ in range(theirs - mine):
             # a random eligible enemy in the engage area who has not yet attacked this round
-            k = 0
-            for j in range(C.shape[1]):
-                if (C[F.SIDE, j] == foe and S[S_STATUS, j] == F.STANDING and engaged(B, S, j)
-                        and C[F.MW, j] != 0 and S[S_OPP_ROUND, j] != rnd):  # fmt: skip
-                    targets[k] = j
-                    k += 1
+            k = _free_opportunists(C, S, B, foe, rnd, targets)
             if k == 0:
                 break
             hurt += opportunity(s, C, S, B, Q, E, targets[bounded(s, k)], i, rnd, seq, cand)
