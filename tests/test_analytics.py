@@ -231,3 +231,12 @@ def test_notebook_executes(path):
 
 def test_there_are_four_notebooks():
     assert len(NOTEBOOKS) == 4
+
+
+def test_shipped_example_grid_parses():
+    from montecarlo.sweeps import normalize_grid
+
+    grid = pd.read_csv(Path(__file__).parents[1] / "examples" / "grid.csv")
+    specs = normalize_grid(grid)
+    assert {s.game for s in specs} == {"coe5", "sf"}
+    assert dict(specs[1].options) == {"fort": 2, "siege": True}

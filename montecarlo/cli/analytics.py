@@ -100,6 +100,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         print_json({"rows": df.to_dict(orient="records"), "partial": df.attrs["partial"]})
         return 0
     cols = [
+        "game",
         "attacker",
         "defender",
         "trials",
@@ -108,6 +109,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         "p_attacker_hi",
         "p_draw",
         "rounds_mean",
+        "options",
     ]
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):
         print(df[cols].to_string(index=False))
