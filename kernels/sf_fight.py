@@ -38,7 +38,7 @@ S_FAT = 3
 S_PEAK = 4
 S_HEAVY = 5
 S_AMMO = 6
-S_LOF = 7  # line of fire secured to the enemy back line
+S_LOF = 7  # a line of fire between the two back lines is secured (the same for all)
 S_OPP_ROUND = 8  # round of its last opportunity attack
 S_ACTED = 9  # has taken an action (ends the surprise penalty)
 S_GONE_SEQ = 10  # event number when it stopped standing (-1: still standing)
@@ -505,7 +505,9 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                     if B[F.B_NO_BACK_LOF] != 0 or Q[F.Q_SECURE_LOF] == 0:
                         back_target = False
                     elif S[S_LOF, i] == 0:
-                        S[S_LOF, i] = 1  # S-6: securing the line of fire is the action
+                        # S-6: securing the line of fire is the action, and the line
+                        # then runs both ways: every back-liner may use it
+                        S[S_LOF, :] = 1
                         continue
                 if S[S_AMMO, i] > 0:
                     S[S_AMMO, i] -= 1

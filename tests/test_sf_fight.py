@@ -247,3 +247,21 @@ def test_precision_mode_is_thread_independent_and_interruptible(monkeypatch):
     r = sf.fight("warrior:2", "orc:2", trials=50_000, seed=8, progress=False)
     assert r.partial and r.n == fights.BATCH_CHUNKS * fights.FIGHT_CHUNK
     assert "INTERRUPTED" in r.summary()
+
+
+def test_s6_a_secured_line_of_fire_runs_both_ways():
+    # Each side: a guard in front that does nothing, an archer behind.  The quick
+    # archer spends round 1 securing the line of fire; the slow one can then
+    # shoot through it at once.  No battlefield preset: lines of fire are needed.
+    plain = sf.Battlefield("plain field")
+    idle = Character(
+        "Guard", 30, weapons=(SFWeapon("Sling", parse_dice("1d"), ranged=True, ammo=0),)
+    )
+    bow = weapon("1d", "pierce", ranged=True)
+    quick = Character("Quick", 20, tech=3, initiative=50, weapons=(bow,), position="back")
+    slow = Character("Slow", 20, tech=3, weapons=(bow,), position="back")
+    r = sf.fight([(idle, 1), (quick, 1)], [(idle, 1), (slow, 1)], battlefield=plain,
+                 trials=500, seed=3, max_rounds=1, progress=False)  # fmt: skip
+    ev = r.events().set_index("side")
+    assert ev.loc["A", "attacks_per_fight"] == 0  # it secured the line instead
+    assert ev.loc["B", "attacks_per_fight"] == 1  # and B shot through it
