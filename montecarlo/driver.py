@@ -132,3 +132,83 @@ def run_fill(
     seconds = time.perf_counter() - start
     n_done = min(size, done_chunks * chunk)
     return FillResult(out[:n_done], partial, seconds)
+
+
+@dataclass
+class BatchRun:
+    """How a batched run ended: ``partial`` after Ctrl-C, and its wall time."""
+
+    partial: bool
+    seconds: float
+
+
+def run_batches(
+    play: Callable[[int, int, int], None],
+    counts: Callable[[], tuple[np.ndarray, int]],
+    *,
+    chunk: int,
+    batch_chunks: int,
+    trials: int | None,
+    precision: float | None,
+    until: Callable[[np.ndarray, int], bool] | None,
+    max_trials: int,
+    threads: int | None,
+    progress: bool | None,
+    unit: str,
+) -> BatchRun:
+    """Play trials in fixed batches of chunks until a stopping rule is met.
+
+    ``play(first_chunk, n_chunks, n)`` plays ``n`` trials in chunks
+    ``first_chunk ..``; ``counts()`` returns the outcome counts and trials so far.
+    Stops after ``trials``; or once every outcome rate's 95% Wilson half-width
+    is at most ``precision``; or once ``until(counts, n)`` holds (doubling the
+    run each time); never beyond ``max_trials``.  Batch sizes depend only on the
+    results so far, never on the thread count, so runs stay reproducible.
+    Ctrl-C between batches keeps every finished batch (``partial=True``).
+    """
+    from montecarlo.stats import wilson_halfwidth
+
+    batch = batch_chunks * chunk
+    target = max_trials if (precision is not None or until is not None) else trials
+    partial = False
+    first = 0
+    start = time.perf_counter()
+    bar = tqdm(total=trials, desc=f"{unit}s", unit=unit, unit_scale=True,
+               disable=progress is False, delay=0 if progress else 1.0, leave=False)  # fmt: skip
+
+    def halfwidth(outcome: np.ndarray, n: int) -> float:
+        return max(wilson_halfwidth(k, n) for k in outcome)
+
+    try:
+        with numba_threads(threads):
+            while True:
+                outcome, done = counts()
+                if done >= target:
+                    break
+                n = min(batch, target - done)
+                if until is not None and done > 0:
+                    if until(outcome, done):
+                        break
+                    n = min(batch * max(1, done // batch), target - done)  # double the run
+                elif precision is not None and done > 0:
+                    hw = halfwidth(outcome, done)
+                    if hw <= precision:
+                        break
+                    # Jump toward the size the current rates suggest, in whole
+                    # batches and at most doubling: both depend only on results.
+                    wanted = done * (hw / precision) ** 2 - done
+                    n_batches = int(np.clip(np.ceil(wanted / batch), 1, max(1, done // batch)))
+                    n = min(n_batches * batch, target - done)
+                n_chunks = -(-n // chunk)
+                play(first, n_chunks, n)
+                first += n_chunks
+                bar.update(n)
+                if precision is not None:
+                    bar.set_postfix_str(f"±{halfwidth(*counts()):.4f}")
+    except KeyboardInterrupt:
+        partial = True
+    finally:
+        bar.close()
+    if counts()[1] == 0:
+        raise KeyboardInterrupt  # interrupted before anything finished
+    return BatchRun(partial, time.perf_counter() - start)

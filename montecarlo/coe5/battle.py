@@ -9,12 +9,10 @@ every figure, depend on the seed alone, never on the thread count.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from kernels import coe5_rules as R
 from kernels.coe5_battle import N_DEBUG, run_battles
@@ -22,10 +20,9 @@ from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import Roster
-from montecarlo.driver import check_trials, numba_threads
+from montecarlo.driver import check_trials, run_batches
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
-from montecarlo.stats import wilson_halfwidth
 
 #: Battles per chunk (one random stream each).  Fixed: it is part of the seed.
 BATTLE_CHUNK = 256
@@ -285,48 +282,16 @@ def matchup(
     battles = _Battles(dep, siege, fort, width, length, rules)
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()
-    batch = BATCH_CHUNKS * BATTLE_CHUNK
-    target = max_trials if (precision is not None or until is not None) else trials
-    partial = False
-    start = time.perf_counter()
-    bar = tqdm(total=trials, desc="battles", unit="battle",
-               unit_scale=True, disable=progress is False, delay=0 if progress else 1.0,
-               leave=False)  # fmt: skip
-    chunk = 0
-    try:
-        with numba_threads(threads):
-            while totals.trials < target:
-                n = min(batch, target - totals.trials)
-                if until is not None and totals.trials > 0:
-                    if until(totals.outcome, totals.trials):
-                        break
-                    # double the run each time: the schedule depends on results only
-                    n = min(batch * max(1, totals.trials // batch), target - totals.trials)
-                elif precision is not None and totals.trials > 0:
-                    # Jump toward the size the current rates suggest, in whole
-                    # batches and at most doubling: both depend only on results.
-                    hw = max(wilson_halfwidth(k, totals.trials) for k in totals.outcome)
-                    if hw <= precision:
-                        break
-                    wanted = totals.trials * (hw / precision) ** 2 - totals.trials
-                    n_batches = int(
-                        np.clip(np.ceil(wanted / batch), 1, max(1, totals.trials // batch))
-                    )
-                    n = min(n_batches * batch, target - totals.trials)
-                n_chunks = -(-n // BATTLE_CHUNK)
-                battles.play(ss, chunk, n_chunks, n, keep_trials, _debug, totals)
-                chunk += n_chunks
-                bar.update(n)
-                if precision is not None:
-                    hw = max(wilson_halfwidth(k, totals.trials) for k in totals.outcome)
-                    bar.set_postfix_str(f"±{hw:.4f}")
-    except KeyboardInterrupt:
-        partial = True
-    finally:
-        bar.close()
-    if totals.trials == 0:
-        raise KeyboardInterrupt
-    seconds = time.perf_counter() - start
+
+    def play(first: int, n_chunks: int, n: int) -> None:
+        battles.play(ss, first, n_chunks, n, keep_trials, _debug, totals)
+
+    run = run_batches(
+        play,
+        lambda: (totals.outcome, totals.trials),
+        chunk=BATTLE_CHUNK, batch_chunks=BATCH_CHUNKS, trials=trials, precision=precision,
+        until=until, max_trials=max_trials, threads=threads, progress=progress, unit="battle",
+    )  # fmt: skip
     kept = None
     if totals.kept:
         kept = Trials(
@@ -339,6 +304,6 @@ def matchup(
     options = {"siege": bool(siege), "fort": battles.fort, "width": width, "length": length,
                "rules": asdict(rules)}  # fmt: skip
     return MatchupResult(
-        parts=dep.parts, totals=totals, trials=kept, partial=partial, seed=ss.entropy,
-        seconds=seconds, precision=precision, options=options, deployment=dep,
+        parts=dep.parts, totals=totals, trials=kept, partial=run.partial, seed=ss.entropy,
+        seconds=run.seconds, precision=precision, options=options, deployment=dep,
     )  # fmt: skip

@@ -240,7 +240,11 @@ def hits_to_kill(
     InputError
         When a hit can never do damage, or the weapon only poisons.
     """
-    dmg = damage(weapon, target, **situation)
+    return hits_to_kill_from(damage(weapon, target, **situation), max_hits)
+
+
+def hits_to_kill_from(dmg: DamageDistribution, max_hits: int = 100_000) -> Distribution:
+    """:func:`hits_to_kill` for a damage law already computed by :func:`damage`."""
     if dmg.kind == "poison":
         raise InputError(
             f"{dmg.weapon.name} deals poison, which kills through the pool over rounds; "

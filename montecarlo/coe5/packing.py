@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import coe5_layout as L
-from montecarlo.coe5.units import DAMAGE_TYPES, Unit, Weapon
+from montecarlo.coe5.units import DAMAGE_TYPES, UNIT_FLAGS, Unit, Weapon
 
 TYPE_CODE = {name: code for code, name in enumerate(DAMAGE_TYPES)}
 
@@ -27,15 +27,14 @@ _WEAPON_FLAG_BITS = {
     "wand": L.F_WAND,
     "cloud": L.F_CLOUD,
 }
-_UNIT_FLAG_BITS = {
-    "ethereal": L.UF_ETHEREAL,
-    "fast": L.UF_FAST,
-    "immobile": L.UF_IMMOBILE,
-    "regeneration": L.UF_REGENERATION,
-    "decay": L.UF_DECAY,
-    "siege_tunneling": L.UF_SIEGE_TUNNELING,
-    "combat_burrowing": L.UF_COMBAT_BURROWING,
-}
+_UNIT_FLAG_BITS = dict(
+    zip(
+        UNIT_FLAGS,
+        (L.UF_ETHEREAL, L.UF_FAST, L.UF_IMMOBILE, L.UF_REGENERATION, L.UF_DECAY,
+         L.UF_SIEGE_TUNNELING, L.UF_COMBAT_BURROWING),
+        strict=True,
+    )
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
-from montecarlo.coe5.damage import damage, hits_to_kill
+from montecarlo.coe5.damage import damage, hits_to_kill_from
 from montecarlo.coe5.units import Roster, Unit, default_roster, resolve_unit
 from montecarlo.errors import InputError
 
@@ -70,7 +70,7 @@ def damage_table(
             for d in _units(defenders, roster):
                 dist = damage((a, w), d, roster=roster, **situation)
                 try:
-                    htk = hits_to_kill((a, w), d, roster=roster, **situation).mean()
+                    htk = hits_to_kill_from(dist).mean()
                 except InputError:
                     htk = np.nan
                 rows.append(

@@ -41,6 +41,17 @@ PERCENT_RESIST = ("fire", "cold", "shock", "poison", "acid")
 #: Types that do no direct damage (C-4.9).
 EFFECT_ONLY = ("paralysis",)
 
+#: Boolean unit abilities (C-10); packing maps each to a kernel flag bit.
+UNIT_FLAGS = (
+    "ethereal",
+    "fast",
+    "immobile",
+    "regeneration",
+    "decay",
+    "siege_tunneling",
+    "combat_burrowing",
+)
+
 WEAPON_FLAGS = (
     "an",
     "shieldneg",
@@ -168,19 +179,7 @@ class Unit:
 
     def abilities(self) -> list[str]:
         """Short labels of the unit's special abilities, for tables."""
-        out = [
-            f
-            for f in (
-                "ethereal",
-                "fast",
-                "immobile",
-                "regeneration",
-                "decay",
-                "siege_tunneling",
-                "combat_burrowing",
-            )
-            if getattr(self, f)
-        ]
+        out = [f for f in UNIT_FLAGS if getattr(self, f)]
         if self.fear:
             out.append(f"fear {self.fear}")
         out += [f"res {t} {v}%" for t, v in self.resist.items() if v]
@@ -200,18 +199,7 @@ _UNIT_INT_FIELDS = {  # field: (minimum, maximum)
     "fear": (0, 10),
     "gold": (0, 1_000_000),
 }
-_UNIT_BOOL_FIELDS = (
-    "resist_blunt",
-    "resist_pierce",
-    "resist_slash",
-    "ethereal",
-    "fast",
-    "immobile",
-    "regeneration",
-    "decay",
-    "siege_tunneling",
-    "combat_burrowing",
-)
+_UNIT_BOOL_FIELDS = ("resist_blunt", "resist_pierce", "resist_slash", *UNIT_FLAGS)
 _WEAPON_INT_FIELDS = {"initiative": (0, 20), "range": (1, 100), "shots": (1, 20), "reload": (0, 20)}
 _WEAPON_BOOL_FIELDS = ("magic", *WEAPON_FLAGS)
 

@@ -8,7 +8,6 @@ battlefield are parameters (:class:`Policy`, :class:`Battlefield`).
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
@@ -16,11 +15,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from tqdm.auto import tqdm
 
 from kernels import sf_layout as F
 from kernels.sf_fight import N_S, run_fights
-from montecarlo.driver import check_trials, numba_threads
+from montecarlo.driver import check_trials, run_batches
 from montecarlo.errors import InputError
 from montecarlo.outcomes import OutcomeRates
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
@@ -33,7 +31,6 @@ from montecarlo.sf.characters import (
     Effect,
     resolve_character,
 )
-from montecarlo.stats import wilson_halfwidth
 
 FIGHT_CHUNK = 256
 BATCH_CHUNKS = 8
@@ -491,45 +488,13 @@ def fight(
         "events": np.zeros((2, F.N_EVENTS), np.int64),
     }
     kept: list[tuple] = []
-    target = trials if precision is None else max_trials
-    batch = BATCH_CHUNKS * FIGHT_CHUNK
-    partial = False
-    start = time.perf_counter()
-    chunk = 0
-    bar = tqdm(
-        total=target if precision is None else None,
-        desc="fights",
-        unit="fight",
-        unit_scale=True,
-        disable=progress is False,
-        delay=0 if progress else 1.0,
-        leave=False,
-    )
-    try:
-        with numba_threads(threads):
-            while totals["n"] < target:
-                n = min(batch, target - totals["n"])
-                if precision is not None and totals["n"] > 0:
-                    hw = max(wilson_halfwidth(k, totals["n"]) for k in totals["outcome"])
-                    if hw <= precision:
-                        break
-                    wanted = totals["n"] * (hw / precision) ** 2 - totals["n"]
-                    most = max(1, totals["n"] // batch)
-                    n = min(
-                        int(np.clip(np.ceil(wanted / batch), 1, most)) * batch, target - totals["n"]
-                    )
-                n_chunks = -(-n // FIGHT_CHUNK)
-                _play(
-                    ss, chunk, n_chunks, n, C, B, Q, max_rounds, keep_trials, _debug, totals, kept
-                )
-                chunk += n_chunks
-                bar.update(n)
-    except KeyboardInterrupt:
-        partial = True
-    finally:
-        bar.close()
-    if totals["n"] == 0:
-        raise KeyboardInterrupt
+    run = run_batches(
+        lambda first, n_chunks, n: _play(ss, first, n_chunks, n, C, B, Q, max_rounds,
+                                         keep_trials, _debug, totals, kept),
+        lambda: (totals["outcome"], totals["n"]),
+        chunk=FIGHT_CHUNK, batch_chunks=BATCH_CHUNKS, trials=trials, precision=precision,
+        until=None, max_trials=max_trials, threads=threads, progress=progress, unit="fight",
+    )  # fmt: skip
     per_trial = None
     if kept:
         names = ("outcome", "rounds", "state", "damage", "debug")
@@ -542,9 +507,7 @@ def fight(
         "policy": asdict(policy),
         "rules": asdict(rules),
     }
-    return FightResult(
-        a, b, totals, per_trial, partial, ss.entropy, time.perf_counter() - start, options
-    )
+    return FightResult(a, b, totals, per_trial, run.partial, ss.entropy, run.seconds, options)
 
 
 def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept) -> None:
