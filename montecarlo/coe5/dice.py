@@ -14,6 +14,7 @@ from functools import cache
 import numpy as np
 
 from kernels.coe5_dice import EASY, HARD, NORMAL, oed_level_table
+from kernels.oed_lanes import oed_lane_params, sample_oed_lanes
 from kernels.samplers import sample_check_roll, sample_oed, sample_oed_table, sample_soed
 from montecarlo.distribution import TAIL_CUT, Distribution
 from montecarlo.errors import InputError
@@ -194,9 +195,15 @@ def oed(n: str | int | Die, dice: int = 1) -> Distribution:
     label = f"OED({size})" if dice == 1 else f"{dice}×OED({size})"
     dist = _sum_of(_oed_single(size), dice)
     table, levels = oed_level_table(size) if dice == 1 else (None, 0)
+    lanes = oed_lane_params(size) if dice == 1 else np.empty(0, dtype=np.uint64)
 
     def fill(states: np.ndarray, chunk: int, out: np.ndarray) -> None:
-        if levels:  # one die of size >= 2: the two-rolls-per-word table kernel
+        if lanes.size and chunk % 4 == 0:  # d3, d5, d9: four rolls per word, SIMD lanes
+            rolls = np.empty(out.shape[0], dtype=np.int16)
+            if sample_oed_lanes(states, chunk, lanes, rolls):
+                raise OverflowError(f"an {label} roll exceeded the int16 range")
+            out[:] = rolls
+        elif levels:  # any other single die: the two-rolls-per-word table kernel
             sample_oed_table(states, chunk, size, table, levels, out)
         else:
             sample_oed(states, chunk, size, dice, out)
