@@ -1,4 +1,4 @@
-"""The SIMD lane sampler of OED(n) rolls (C-1.1, C-1.2): exact, and pinned to its scalar rules."""
+"""The SIMD lane samplers: OED(n) rolls (C-1.1, C-1.2) and whole hits (C-3), both exact."""
 
 import numba
 import numpy as np
@@ -6,12 +6,15 @@ import pytest
 from scipy import stats
 
 import montecarlo as mc
+from kernels.coe5_damage import RAW_CAP
 from kernels.oed_lanes import (
     STEP,
     oed_lane_params,
     replay_oed_lanes,
     sample_oed_lanes,
 )
+from montecarlo.coe5.damage import damage
+from montecarlo.coe5.units import Unit, Weapon
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states, resolve_seed
 from tests.helpers import assert_matches
 
@@ -82,3 +85,59 @@ def test_distribution_sample_uses_the_lanes_for_d5():
     out = np.empty(rolls.size, dtype=np.int16)
     sample_oed_lanes(states, DEFAULT_CHUNK, oed_lane_params(5), out)
     np.testing.assert_array_equal(rolls, out)
+
+
+# -- the damage pipeline on the lanes (C-3) -----------------------------------------
+def _weapon(die: str, **kw) -> Weapon:
+    return Weapon("lane weapon", mc.parse_die(die), **kw)
+
+
+def _target(**kw) -> Unit:
+    return Unit("lane target", 30, (_weapon("1-2"),), **kw)
+
+
+@pytest.mark.parametrize(
+    ("weapon", "target", "situation"),
+    [
+        # shield 2: three faces, so Lemire rejections send hits down the slow path
+        (_weapon("1-5"), _target(armor=1, shield=2), {}),
+        (
+            _weapon("1-3", type="fire"),
+            _target(vulnerable=("fire",), resist={"fire": 30}),
+            {"strength": 2},
+        ),
+        (_weapon("1-9", type="slash"), _target(resist_slash=True, ethereal=True), {}),  # C-3.9
+        (_weapon("1-9", magic=True), _target(ethereal=True, shield=3, armor=2), {}),
+        (_weapon("1-5", an=True, shieldneg=True), _target(armor=4, shield=2), {"on_wall": 1}),
+        (_weapon("1-5", type="cold"), _target(armor=2), {"immobile": True, "frozen": True}),
+        (_weapon("1-5", range=8, rangepen=True), _target(), {"distance": 7}),  # C-5.3 raw
+        (
+            _weapon("1-5", range=8, rangepen=True, type="shock"),
+            _target(resist={"shock": 50}),
+            {"distance": 7, "long_range_halving": "final"},
+        ),
+        (_weapon("1-5", type="poison"), _target(armor=1, shield=1), {}),  # pool, not HP
+    ],
+)
+def test_lane_hits_match_the_exact_pipeline(weapon, target, situation):
+    d = damage(weapon, target, **situation)
+    assert oed_lane_params(weapon.damage.size + situation.get("strength", 0)).size  # on the lanes
+    assert_matches(d.sample(400_000, seed=77), d)
+
+
+def test_lane_hits_differ_from_a_near_miss():
+    # The same hits with shield 1 instead of 2 are a different law: must be rejected.
+    sampled = damage(_weapon("1-5"), _target(armor=1, shield=2)).sample(400_000, seed=1)
+    with pytest.raises(AssertionError):
+        assert_matches(sampled, damage(_weapon("1-5"), _target(armor=1, shield=1)))
+
+
+def test_step7_division_is_exact_over_its_range():
+    # apply_steps divides by 100 with a multiply-shift; it must equal floor
+    # division for every product it can meet (q <= 2e8), checked on a grid.
+    from kernels.coe5_damage import apply_steps
+
+    for res in (1, 30, 50, 99, 100):
+        for total in [*range(5000), RAW_CAP // 3, 2 * RAW_CAP - 1, 2 * RAW_CAP]:
+            q = total * (100 - res)
+            assert apply_steps(total, 0, False, 0, 0, res, False) == q // 100, (total, res)

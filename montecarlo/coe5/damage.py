@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.coe5_damage import sample_hits
+from kernels.coe5_damage import ethereal_applies, sample_hits, shield_faces, step_params
+from kernels.coe5_damage_lanes import sample_hits_lanes
 from kernels.coe5_dice import oed_level_table
+from kernels.oed_lanes import oed_lane_params
 from montecarlo.coe5.dice import _oed_single
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import (
@@ -201,22 +203,23 @@ def _hit_sampler(weapon: Weapon, target: Unit, situation: Situation):
     packed = pack([carrier, target])
     size = weapon.damage.size + (0 if weapon.nostr else situation.strength)
     table, levels = oed_level_table(size) if size >= 2 else (oed_level_table(2)[0], 0)
-    args = (
-        packed.W,
-        0,
-        packed.U,
-        1,
-        situation.strength,
-        situation.on_wall,
-        situation.immobile,
-        situation.frozen,
-        situation.far_code,
-        table,
-        levels,
-    )
+    spot = (situation.on_wall, situation.immobile, situation.frozen, situation.far_code)
+    lanes = oed_lane_params(size) if weapon.type != "paralysis" else np.empty(0, np.uint64)
+    if lanes.size:  # d3/d5/d9 after strength: the vectorised lane sampler
+        faces = shield_faces(packed.W, 0, packed.U, 1)
+        ethereal = ethereal_applies(packed.W, 0, packed.U, 1)
+        steps = step_params(packed.W, 0, packed.U, 1, *spot)
+    args = (packed.W, 0, packed.U, 1, situation.strength, *spot, table, levels)
 
     def fill(states: np.ndarray, chunk: int, out: np.ndarray) -> None:
-        sample_hits(states, chunk, *args, out)
+        if lanes.size and chunk % 4 == 0:
+            # The lanes write int16; a wider ``out`` gets a converted copy.
+            hits = out if out.dtype == np.int16 else np.empty(out.shape[0], dtype=np.int16)
+            sample_hits_lanes(states, chunk, lanes, faces, ethereal, steps, hits)
+            if hits is not out:
+                out[:] = hits
+        else:
+            sample_hits(states, chunk, *args, out)
 
     return fill
 
