@@ -68,6 +68,12 @@ _INT16_MAX = 32767
 _H, _YMASK, _UMASK, _ONES, _T1, _T2, _T3, _TA, _SHIFT_M, _BITS_U, _N, _A = range(12)
 
 
+@njit(inline="always", error_model="numpy")
+def _rep(v):
+    """``v`` (< 2^16) in all four 16-bit fields, in unsigned arithmetic (no overflow)."""
+    return np.uint64(v) * np.uint64(_REP)
+
+
 @njit(cache=True, error_model="numpy")
 def oed_lane_params(n):
     """Constants of the lane sampler for OED(n), or an empty array if it does not apply.
@@ -82,17 +88,17 @@ def oed_lane_params(n):
         return np.empty(0, dtype=np.uint64)
     y_bits = 16 - bits_u
     a = ((1 << y_bits) // n**CAP) * n**CAP
-    guard = np.uint64(0x8000 * _REP)
+    guard = _rep(0x8000)
     p = np.zeros(12, dtype=np.uint64)
     p[_H] = guard
-    p[_YMASK] = np.uint64(((1 << y_bits) - 1) * _REP)
-    p[_UMASK] = np.uint64(((1 << bits_u) - 1) * _REP)
-    p[_ONES] = np.uint64(_REP)
+    p[_YMASK] = _rep((1 << y_bits) - 1)
+    p[_UMASK] = _rep((1 << bits_u) - 1)
+    p[_ONES] = _rep(1)
     # "y < t" is "t - 1 >= y": no borrow out of the guard bit.
-    p[_T1] = np.uint64((a // n - 1) * _REP) | guard
-    p[_T2] = np.uint64((a // n**2 - 1) * _REP) | guard
-    p[_T3] = np.uint64((a // n**3 - 1) * _REP) | guard
-    p[_TA] = np.uint64((a - 1) * _REP) | guard
+    p[_T1] = _rep(a // n - 1) | guard
+    p[_T2] = _rep(a // n**2 - 1) | guard
+    p[_T3] = _rep(a // n**3 - 1) | guard
+    p[_TA] = _rep(a - 1) | guard
     p[_SHIFT_M] = 15 - bits_u  # guard bit >> this = n - 1
     p[_BITS_U] = bits_u
     p[_N] = n
