@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from kernels.rng import bounded, next_u64
+from kernels.rng import bounded, next_u64, xoshiro_step
 
 #: Independent xoshiro256** lanes per chunk; 32 fill four AVX-512 registers.
 LANES = 32
@@ -54,11 +54,8 @@ STEP = LANES * WORDS * 4
 CAP = 3
 
 _U1 = np.uint64(1)
-_U5 = np.uint64(5)
-_U9 = np.uint64(9)
 _U15 = np.uint64(15)
 _U16 = np.uint64(16)
-_U17 = np.uint64(17)
 _U32 = np.uint64(32)
 _F16 = np.uint64(0xFFFF)
 _REP = 0x0001000100010001  # one 16-bit value repeated in all four fields
@@ -104,11 +101,6 @@ def oed_lane_params(n):
     p[_N] = n
     p[_A] = a
     return p
-
-
-@njit(inline="always", error_model="numpy")
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
 @njit(inline="always", error_model="numpy")
@@ -207,25 +199,11 @@ def _oed_steps(s0, s1, s2, s3, snap, ext, slow, spare, p, words):
         # The extension word of every lane, keeping a snapshot for replays.
         for jj in range(LANES):
             j = np.uint64(jj)
-            a0 = s0[j]
-            a1 = s1[j]
-            a2 = s2[j]
-            a3 = s3[j]
-            snap[0, j] = a0
-            snap[1, j] = a1
-            snap[2, j] = a2
-            snap[3, j] = a3
-            e = _rotl(a1 * _U5, 7) * _U9
-            t = a1 << _U17
-            a2 ^= a0
-            a3 ^= a1
-            a1 ^= a2
-            a0 ^= a3
-            a2 ^= t
-            s0[j] = a0
-            s1[j] = a1
-            s2[j] = a2
-            s3[j] = _rotl(a3, 45)
+            snap[0, j] = s0[j]
+            snap[1, j] = s1[j]
+            snap[2, j] = s2[j]
+            snap[3, j] = s3[j]
+            e, s0[j], s1[j], s2[j], s3[j] = xoshiro_step(s0[j], s1[j], s2[j], s3[j])
             scaled_m, needs = _fields(e, guard, bits_u, ymask, t1, t2, t3, ta, shift_m)
             ext[j] = scaled_m | (needs & guard)
             slow[j] = 0
@@ -234,21 +212,7 @@ def _oed_steps(s0, s1, s2, s3, snap, ext, slow, spare, p, words):
             row = base + np.uint64(q) * lanes
             for jj in range(LANES):
                 j = np.uint64(jj)
-                a0 = s0[j]
-                a1 = s1[j]
-                a2 = s2[j]
-                a3 = s3[j]
-                w = _rotl(a1 * _U5, 7) * _U9
-                t = a1 << _U17
-                a2 ^= a0
-                a3 ^= a1
-                a1 ^= a2
-                a0 ^= a3
-                a2 ^= t
-                s0[j] = a0
-                s1[j] = a1
-                s2[j] = a2
-                s3[j] = _rotl(a3, 45)
+                w, s0[j], s1[j], s2[j], s3[j] = xoshiro_step(s0[j], s1[j], s2[j], s3[j])
                 scaled_m, needs = _fields(w, guard, bits_u, ymask, t1, t2, t3, ta, shift_m)
                 x = (ext[j] >> shift) & _F16  # ext field q, in all four fields
                 x |= x << _U16
@@ -310,21 +274,7 @@ def lane_words(spare, out):
     for base in range(np.uint64(0), full, np.uint64(LANES)):  # unsigned: see _oed_steps
         for jj in range(LANES):
             j = np.uint64(jj)
-            a0 = s0[j]
-            a1 = s1[j]
-            a2 = s2[j]
-            a3 = s3[j]
-            out[base + j] = _rotl(a1 * _U5, 7) * _U9
-            t = a1 << _U17
-            a2 ^= a0
-            a3 ^= a1
-            a1 ^= a2
-            a0 ^= a3
-            a2 ^= t
-            s0[j] = a0
-            s1[j] = a1
-            s2[j] = a2
-            s3[j] = _rotl(a3, 45)
+            out[base + j], s0[j], s1[j], s2[j], s3[j] = xoshiro_step(s0[j], s1[j], s2[j], s3[j])
     for i in range(int(full), out.shape[0]):
         out[i] = next_u64(spare)
 

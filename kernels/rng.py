@@ -32,12 +32,12 @@ def _rotl(x, k):
 
 
 @njit(inline="always", error_model="numpy")
-def next_u64(s):
-    """Advance the xoshiro256** state ``s`` (uint64[4]) and return one 64-bit word."""
-    s0 = s[0]
-    s1 = s[1]
-    s2 = s[2]
-    s3 = s[3]
+def xoshiro_step(s0, s1, s2, s3):
+    """One xoshiro256** step on a state held in four scalars.
+
+    Returns ``(word, s0, s1, s2, s3)``: the output and the next state.  Scalars
+    rather than an array let the SIMD lane loops keep many states side by side.
+    """
     result = _rotl(s1 * _U5, 7) * _U9
     t = s1 << _U17
     s2 ^= s0
@@ -45,11 +45,13 @@ def next_u64(s):
     s1 ^= s2
     s0 ^= s3
     s2 ^= t
-    s3 = _rotl(s3, 45)
-    s[0] = s0
-    s[1] = s1
-    s[2] = s2
-    s[3] = s3
+    return result, s0, s1, s2, _rotl(s3, 45)
+
+
+@njit(inline="always", error_model="numpy")
+def next_u64(s):
+    """Advance the xoshiro256** state ``s`` (uint64[4]) and return one 64-bit word."""
+    result, s[0], s[1], s[2], s[3] = xoshiro_step(s[0], s[1], s[2], s[3])
     return result
 
 
