@@ -248,3 +248,28 @@ def writable_folder(path: str | os.PathLike, what: str) -> Path:
         raise InputError(f"{what} {str(p)!r} is an existing file; expected a folder")
     _probe_writable(p if p.is_dir() else _nearest_existing(p), what, p)
     return p
+
+
+def coerce_rules(rules: Any, cls: type, what: str = "rules") -> Any:
+    """``rules`` as an instance of the dataclass ``cls``: None, an instance, or a dict of fields.
+
+    Users try ``rules={"burn_chance": 0.3}`` as often as ``rules=BattleRules(...)``;
+    both work, and anything else is an :class:`~montecarlo.errors.InputError`
+    that lists the fields.
+    """
+    import dataclasses
+
+    if rules is None or isinstance(rules, cls):
+        return rules
+    names = [f.name for f in dataclasses.fields(cls)]
+    if isinstance(rules, Mapping):
+        unknown = [k for k in rules if k not in names]
+        if unknown:
+            raise InputError(
+                f"{what}: unknown field(s) {', '.join(map(repr, unknown))} of {cls.__name__}; "
+                f"expected any of {', '.join(names)} (see docs/rules.md)"
+            )
+        return cls(**rules)
+    raise InputError(
+        f"{what} must be a {cls.__name__} or a dict of its fields, got {describe(rules)}"
+    )
