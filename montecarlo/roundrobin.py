@@ -54,9 +54,9 @@ class RoundRobin:
         """Annotated heatmap, a diverging colour map centred at 0.5."""
         m = self.matrix
         n = len(m)
-        # At least 8 inches wide: the two-line title must fit above few units too.
+        # At least 6.5 inches wide: the two-line title must fit above few units too.
         fig, ax = plt.subplots(
-            figsize=(max(8.0, 3.5 + 0.85 * n), 2.5 + 0.7 * n), layout="constrained"
+            figsize=(max(6.5, 3.5 + 0.85 * n), 2.5 + 0.7 * n), layout="constrained"
         )
         image = ax.imshow(m.to_numpy(float), cmap="RdBu", norm=TwoSlopeNorm(0.5, 0.0, 1.0))
         for (i, j), v in np.ndenumerate(m.to_numpy(float)):
