@@ -99,6 +99,42 @@ def _spec_from_mapping(row: Mapping[str, Any], index: int) -> MatchupSpec:
     )
 
 
+def _check_playable(spec: MatchupSpec, index: int) -> None:
+    """Parse and place both sides of a row now, so no row fails after others have run."""
+    from montecarlo.coe5.battlefield import deploy, parse_army
+    from montecarlo.sf.fights import BATTLEFIELDS, parse_party
+    from montecarlo.validation import check_army_size, check_grid
+
+    opts = dict(spec.options)
+    try:
+        if spec.game == "sf":
+            for side in (spec.attacker, spec.defender):
+                parse_party(side)
+            if str(opts.get("battlefield", "open")).lower() not in BATTLEFIELDS:
+                raise InputError(
+                    f"unknown battlefield {opts['battlefield']!r}; expected one "
+                    f"of {', '.join(BATTLEFIELDS)}"
+                )
+            for key in ("surprise", "pincer"):
+                if key in opts and str(opts[key]).lower() not in ("a", "b"):
+                    raise InputError(f"{key} names a side, 'a' or 'b', got {opts[key]!r}")
+            if not 1 <= opts.get("max_rounds", 100) <= 10_000:
+                raise InputError(f"max_rounds is 1 to 10,000, got {opts['max_rounds']}")
+            return
+        width, length = opts.get("width", 10), opts.get("length", 20)
+        if width < 1 or length < 2:
+            raise InputError(f"the grid needs width ≥ 1 and length ≥ 2, got {width} × {length}")
+        check_grid(width, length)
+        armies = [parse_army(side) for side in (spec.attacker, spec.defender)]
+        for army, side in zip(armies, ("attacker", "defender"), strict=True):
+            check_army_size(sum(n for _, n in army), side)
+        if opts.get("siege") and not 1 <= opts.get("fort", 1) <= 3:
+            raise InputError(f"fort is a fortification level from 1 to 3, got {opts['fort']}")
+        deploy(*armies, width, length)
+    except InputError as exc:
+        raise InputError(f"grid row {index}: {exc}") from None
+
+
 def read_grid(path: str | os.PathLike) -> pd.DataFrame | list[dict]:
     """Read a sweep grid file: a ``.csv`` with a header row, or ``.toml`` with ``[[matchup]]``.
 
@@ -204,6 +240,8 @@ def normalize_grid(
     specs = [_spec_from_mapping(r, i) for i, r in enumerate(rows)]
     if not specs:
         raise InputError("the sweep grid is empty")
+    for i, spec in enumerate(specs):
+        _check_playable(spec, i)
     keys = [s.key for s in specs]
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
