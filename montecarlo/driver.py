@@ -103,8 +103,12 @@ class _Pacer:
     def __init__(self, start: int, target: float = 0.1) -> None:
         self.chunks = max(1, start)
         self.target = target
+        self.calls = 0
 
     def record(self, chunks: int, seconds: float) -> None:
+        self.calls += 1
+        if self.calls == 1:
+            return  # the first call may include loading compiled kernels: not a measure
         if seconds < self.target / 2 and chunks >= self.chunks:
             self.chunks *= 2
         elif seconds > 2 * self.target and self.chunks > 1:
@@ -361,8 +365,10 @@ def run_batches(
     first = 0
     with stop_on_ctrl_c() as stop:
         try:
-            with numba_threads(threads) as n_threads:
-                pacer = _Pacer(n_threads)
+            with numba_threads(threads):
+                # Start at one batch per call, as before pacing; slow battles then
+                # shrink the calls toward ~0.1 s, fast ones grow them (big batches).
+                pacer = _Pacer(batch_chunks)
                 while not stop.requested:
                     n = planned(*counts())
                     if n == 0:

@@ -6,6 +6,8 @@ them as PNG with :func:`save`.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -151,7 +153,16 @@ def save(fig_or_ax: Figure | Axes, path: str | Path, dpi: int = 120) -> Path:
     try:
         path = plot_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=dpi)
+        # Written beside the target and renamed: a failure never leaves half a file.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, dpi=dpi, format=path.suffix[1:].lower())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     finally:
         plt.close(fig)
     return path

@@ -7,6 +7,7 @@ simulation fail the test, so "checked before the work" is what is tested.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -228,3 +229,38 @@ def test_save_refuses_bad_formats(tmp_path):
     with pytest.raises(mc.InputError, match="unsupported file type"):
         save(fig, tmp_path / "x.txt")
     assert not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "examples/grid.csv", "--trials", "256"],
+        ["round-robin", "militia", "knight", "--trials", "256", "--plot", "{tmp}/rr.png"],
+        ["required", "militia", "troll:1", "--max-count", "8"],
+        ["damage", "pikeman", "knight", "--trials", "1000"],
+        ["resist", "10", "--trials", "1000"],
+        ["sf", "attack", "fencer", "orc", "--trials", "1000"],
+    ],
+    ids=lambda a: a[0] if a[0] != "sf" else "sf attack",
+)
+def test_fresh_seeds_are_printed(argv, capsys, tmp_path):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    assert main(argv) in (0, 1)
+    out = capsys.readouterr().out
+    assert re.search(r"\bseed \d{6,}", out), out
+    assert main([*argv, "--json"]) in (0, 1)
+    assert isinstance(json.loads(capsys.readouterr().out)["seed"], int)
+
+
+def test_kept_samples_have_a_stated_limit():
+    with pytest.raises(mc.InputError, match=r"0\.8 GB"):
+        mc.oed(5).sample(10**9)
+
+
+def test_round_robin_title_fits_in_the_figure():
+    rr = mc.round_robin(["militia", "knight"], trials=256, seed=1, progress=False)
+    fig = rr.plot()
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.axes[0].title.get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width and box.y1 <= fig.bbox.height

@@ -148,7 +148,7 @@ def test_round_robin_keeps_played_cells(ctrl_c_after, capsys, tmp_path):
 
 
 def test_solver_stops_with_its_probes(ctrl_c_after, capsys):
-    ctrl_c_after(12)
+    ctrl_c_after(4)  # in the fourth count tried
     assert main(["required", "militia", "troll:1", "--seed", "1", "--threads", "1"]) == 130
     out = capsys.readouterr().out
     assert "Interrupted: partial result" in out and "below" in out
