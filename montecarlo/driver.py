@@ -92,27 +92,34 @@ def stop_requested() -> bool:
     return _ACTIVE is not None and _ACTIVE.requested
 
 
+#: Kernels (by name) that have already run in this process: their first call
+#: no longer includes loading the compiled code from Numba's cache.
+_WARM: set[str] = set()
+
+
 class _Pacer:
-    """Chunks per kernel call, grown or shrunk so that a call takes about ``target`` s.
+    """Chunks per kernel call, resized so that a call takes about ``target`` s.
 
     Results do not depend on how chunks are grouped into calls (each chunk has
     its own stream), so pacing by wall time keeps runs reproducible while a
-    Ctrl-C is answered within about one call.
+    Ctrl-C is answered within about one call.  The first call of a kernel in
+    the process is not measured: it includes loading the compiled code.
     """
 
-    def __init__(self, start: int, target: float = 0.1) -> None:
+    def __init__(self, start: int, kernel: str, target: float = 0.1) -> None:
         self.chunks = max(1, start)
         self.target = target
-        self.calls = 0
+        self.kernel = kernel
 
     def record(self, chunks: int, seconds: float) -> None:
-        self.calls += 1
-        if self.calls == 1:
-            return  # the first call may include loading compiled kernels: not a measure
+        if self.kernel not in _WARM:
+            _WARM.add(self.kernel)
+            return
         if seconds < self.target / 2 and chunks >= self.chunks:
             self.chunks *= 2
         elif seconds > 2 * self.target and self.chunks > 1:
-            self.chunks = max(1, self.chunks // 2)
+            # Straight to the size that fits the target: a slow call is what delays Ctrl-C.
+            self.chunks = max(1, int(chunks * self.target / seconds))
 
 
 @contextlib.contextmanager
@@ -230,7 +237,7 @@ def _chunk_loop(
         # A few chunks per thread to start with, then paced to ~0.1 s per call:
         # big enough to amortise the parallel launch, small enough for a live
         # bar and a Ctrl-C answered within a call.
-        pacer = _Pacer(4 * n_threads)
+        pacer = _Pacer(4 * n_threads, getattr(fill, "__qualname__", desc))
         bar = progress_bar(progress, total=size, desc=desc, unit="trial", unit_scale=True)
         try:
             while done_chunks < n_chunks and not stop.requested:
@@ -368,7 +375,7 @@ def run_batches(
             with numba_threads(threads):
                 # Start at one batch per call, as before pacing; slow battles then
                 # shrink the calls toward ~0.1 s, fast ones grow them (big batches).
-                pacer = _Pacer(batch_chunks)
+                pacer = _Pacer(batch_chunks, unit)
                 while not stop.requested:
                     n = planned(*counts())
                     if n == 0:
