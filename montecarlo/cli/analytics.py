@@ -125,7 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=200,
         help="the largest count tried",
     )
-    add_seed_options(p)
+    add_seed_options(p, progress=False)  # the solver's many short runs draw no bar
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.set_defaults(run=run_required)
 

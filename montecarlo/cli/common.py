@@ -166,10 +166,14 @@ def add_run_options(
     parser: argparse.ArgumentParser,
     default_trials: int | None,
     trials_help: str = "number of Monte Carlo trials",
+    *,
+    threads: bool = True,
+    progress: bool = True,
 ) -> None:
     """--trials, --seed, --threads, --progress and --json, as every sampling command has them.
 
-    ``default_trials=None`` adds --trials and --precision as alternatives.
+    ``default_trials=None`` adds --trials and --precision as alternatives; a
+    command whose sampler takes no thread count or draws no bar leaves those out.
     """
     if default_trials is None:
         group = parser.add_mutually_exclusive_group()
@@ -191,12 +195,14 @@ def add_run_options(
             default=default_trials,
             help=f"{trials_help} (default: {default_trials:,})",
         )
-    add_seed_options(parser)
+    add_seed_options(parser, threads=threads, progress=progress)
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def add_seed_options(parser: argparse.ArgumentParser, threads: bool = True) -> None:
-    """--seed, --threads and --progress."""
+def add_seed_options(
+    parser: argparse.ArgumentParser, threads: bool = True, progress: bool = True
+) -> None:
+    """--seed, --threads and (for commands that draw a bar) --progress."""
     parser.add_argument(
         "--seed",
         type=seed_int,
@@ -210,7 +216,8 @@ def add_seed_options(parser: argparse.ArgumentParser, threads: bool = True) -> N
             default=None,
             help="Numba threads (default: all cores); results do not depend on it",
         )
-    add_progress_option(parser)
+    if progress:
+        add_progress_option(parser)
 
 
 def to_jsonable(obj: Any) -> Any:

@@ -103,7 +103,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         a.add_argument(flag, action="store_true", help=text)
     plot_option(a, "the damage PMF, exact vs sampled")
     a.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
-    add_run_options(a, default_trials=200_000, trials_help="number of sampled attacks")
+    # sample_attack takes no thread count (it uses every core) and draws no bar.
+    add_run_options(
+        a,
+        default_trials=200_000,
+        trials_help="number of sampled attacks",
+        threads=False,
+        progress=False,
+    )
     a.set_defaults(run=run_attack)
 
     c = add_command(
