@@ -370,6 +370,7 @@ def run_batches(
         return n
 
     first = 0
+    cut = False  # a batch stopped part-way: the rule was never consulted on it
     with stop_on_ctrl_c() as stop:
         try:
             with numba_threads(threads):
@@ -393,13 +394,15 @@ def run_batches(
                         pacer.record(step, time.perf_counter() - t0)
                         first += step
                         bar.update(m)
+                    cut = first < end
                     if precision is not None:
                         bar.set_postfix_str(f"±{halfwidth(*counts()):.4f}")
         except KeyboardInterrupt:
             stop.requested = True  # off the main thread, or a second Ctrl-C mid-call
+            cut = True
         finally:
             bar.close()
-        partial = stop.requested and planned(*counts()) > 0
+        partial = cut or (stop.requested and planned(*counts()) > 0)
     if counts()[1] == 0:
         raise KeyboardInterrupt  # interrupted before anything finished
     return BatchRun(partial, time.perf_counter() - start)
