@@ -357,7 +357,10 @@ def sweep(
     entropy, root_key = ss.entropy, tuple(ss.spawn_key)
     for row in done.values():
         if row["seed"] != json.dumps(entropy if isinstance(entropy, int) else list(entropy)):
-            raise InputError(f"{out} holds rows made with another seed; use a new out= file")
+            raise InputError(
+                f"{out} holds rows made with another seed; give the same seed to resume, "
+                "or write to a new file"
+            )
     if isinstance(engine, str) and engine != "local":
         raise InputError(f"engine is 'local' or a dask.distributed.Client, not {engine!r}")
     pending = [s for s in specs if s.key not in done]
