@@ -1,10 +1,15 @@
 """montecarlo: Monte Carlo analytics for game combat.
 
 Exact distributions back sampled ones wherever the maths allows; every sampled
-figure carries its Monte Carlo error.  Rules are cited by their RULES.md ids.
+figure carries its Monte Carlo error.  Rules are cited by their ids, explained
+in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 """
 
-from montecarlo.coe5.battle import BattleRules, matchup
+import functools as _functools
+
+from montecarlo import sf
+from montecarlo.coe5 import battle as _battle
+from montecarlo.coe5.battle import BattleRules
 from montecarlo.coe5.damage import damage, hits_to_kill
 from montecarlo.coe5.dice import (
     Die,
@@ -28,8 +33,16 @@ from montecarlo.seeding import resolve_seed
 from montecarlo.solver import Requirement, required_count
 from montecarlo.stats import compare, wilson
 from montecarlo.sweeps import sweep
+from montecarlo.validation import coerce_rules as _coerce_rules
 
 __version__ = "0.1.0"
+
+
+@_functools.wraps(_battle.matchup)
+def matchup(*args, rules=None, **kwargs):
+    # ``rules`` may also be a dict of BattleRules fields: {"burn_chance": 0.3}.
+    return _battle.matchup(*args, rules=_coerce_rules(rules, BattleRules), **kwargs)
+
 
 __all__ = [
     "BattleRules",
@@ -64,6 +77,7 @@ __all__ = [
     "round_robin",
     "score_oed",
     "score_soed",
+    "sf",
     "soed",
     "sweep",
     "wilson",

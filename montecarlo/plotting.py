@@ -6,6 +6,8 @@ them as PNG with :func:`save`.
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,11 +16,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
+from montecarlo.validation import plot_formats, writable_file
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from montecarlo.distribution import Distribution
+    from montecarlo.stats import Histogram
 
 
 def _axes(ax: Axes | None, figsize: tuple[float, float] = (8, 4.5)) -> Axes:
@@ -68,25 +73,40 @@ def plot_distribution(
 
 def plot_exact_vs_sampled(
     dist: Distribution,
-    samples: np.ndarray,
+    samples: np.ndarray | Histogram,
     ax: Axes | None = None,
     *,
     xlabel: str = "value",
     title: str | None = None,
 ) -> Axes:
-    """Exact pmf as bars, the sampled frequencies as points with 95% error bars."""
+    """Exact pmf as bars, the sampled frequencies as points with 95% error bars.
+
+    ``samples`` is the array of draws or a :class:`~montecarlo.stats.Histogram` of them.
+    """
+    from montecarlo.stats import Histogram
+
     ax = _axes(ax)
     lo, hi = _visible_range([dist])
     x = np.arange(lo, hi + 1)
-    n = samples.size
-    counts = np.bincount(np.clip(samples, lo, hi + 1) - lo, minlength=hi - lo + 2)[:-1]
+    if isinstance(samples, Histogram):
+        n = samples.n
+        counts = samples.between(lo, hi + 1)[:-1]
+    else:
+        n = samples.size
+        counts = np.bincount(np.clip(samples, lo, hi + 1) - lo, minlength=hi - lo + 2)[:-1]
     freq = counts / n
     err = 1.96 * np.sqrt(np.maximum(dist.pmf(x) * (1 - dist.pmf(x)), 1e-300) / n)
     ax.bar(x, dist.pmf(x), width=0.8, color="tab:blue", alpha=0.6, label="exact")
     ax.errorbar(
-        x, freq, yerr=err, fmt="o", ms=4, color="tab:red", capsize=2,
+        x,
+        freq,
+        yerr=err,
+        fmt="o",
+        ms=4,
+        color="tab:red",
+        capsize=2,
         label=f"sampled (n = {n:,}, ±95%)",
-    )  # fmt: skip
+    )
     ax.set_xlabel(xlabel)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel("probability P(X = x)")
@@ -122,10 +142,32 @@ def plot_overlay(
 
 
 def save(fig_or_ax: Figure | Axes, path: str | Path, dpi: int = 120) -> Path:
-    """Save a figure (or an axes' figure) as PNG and close it."""
+    """Save a figure (or an axes' figure) and close it; returns the path written.
+
+    The format follows the suffix (``.png``, ``.pdf``, ``.svg``, ...); a name
+    without one gets ``.png``.  An unsupported suffix or a place that cannot be
+    written raises :class:`~montecarlo.errors.InputError` (the CLI checks the
+    same with :func:`plot_path` before any simulation starts).
+    """
     fig = fig_or_ax if hasattr(fig_or_ax, "savefig") else fig_or_ax.figure
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+    try:
+        path = plot_path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written beside the target and renamed: a failure never leaves half a file.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=path.suffix)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, dpi=dpi, format=path.suffix[1:].lower())
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    finally:
+        plt.close(fig)
     return path
+
+
+def plot_path(path: str | Path, what: str = "plot") -> Path:
+    """The file a plot will be written to, checked for format and writability."""
+    return writable_file(path, what, plot_formats(), default_suffix=".png")

@@ -17,18 +17,29 @@ from typing import Any
 
 import pandas as pd
 
-from montecarlo.errors import InputError
+from montecarlo.errors import DataError, InputError
+from montecarlo.validation import writable_file, writable_folder
 
 
 class ResultStore:
     """Rows keyed by ``"key"``, streamed to ``path`` (``.csv`` or ``.parquet``)."""
 
-    def __init__(self, path: str | os.PathLike) -> None:
+    def __init__(self, path: str | os.PathLike, what: str = "out=") -> None:
+        if not isinstance(path, str | os.PathLike):
+            raise InputError(f"{what} expects a .csv or .parquet name, got {path!r}")
         self.path = Path(path)
         suffix = self.path.suffix.lower()
         if suffix not in (".csv", ".parquet"):
-            raise InputError(f"out= must end in .csv or .parquet, got {self.path}")
+            raise InputError(
+                f"{what} {str(self.path)!r}: expected a name ending in .csv (a file) or "
+                ".parquet (a folder)"
+            )
         self.kind = suffix[1:]
+        # Checked now, before any matchup runs: a sweep must not fail at its first row.
+        if self.kind == "csv":
+            writable_file(self.path, what, (".csv",))
+        else:
+            writable_folder(self.path, what)
         self._columns: list[str] | None = None
         if self.kind == "parquet":
             try:
@@ -52,7 +63,20 @@ class ResultStore:
             return pd.DataFrame()
         if self.kind == "csv":
             text = {"key": str, "seed": str, "options": str}
-            return pd.read_csv(self.path, keep_default_na=False, na_values=[""], dtype=text)
+            try:
+                frame = pd.read_csv(self.path, keep_default_na=False, na_values=[""], dtype=text)
+            except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
+                raise DataError(
+                    str(self.path), "stored rows", "", " ".join(str(exc).split())
+                ) from None
+            if not frame.empty and not {"key", "seed"} <= set(frame.columns):
+                raise DataError(
+                    str(self.path),
+                    "header row",
+                    "",
+                    "not a sweep's output (no key and seed columns); use a new out= file",
+                )
+            return frame
         parts = sorted(self.path.glob("part-*.parquet"))
         if not parts:
             return pd.DataFrame()

@@ -21,6 +21,7 @@ from montecarlo.coe5.units import Roster, Unit, default_roster, resolve_unit
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike
 from montecarlo.sweeps import sweep
+from montecarlo.validation import MAX_ROUND_ROBIN_UNITS, check_army_size, check_limit
 
 
 @dataclass
@@ -44,14 +45,23 @@ class RoundRobin:
     counts: dict[str, int]
     rows: pd.DataFrame
     by: str
+    #: True after Ctrl-C: cells whose two matchups did not both finish are NaN.
+    partial: bool = False
+    #: The root seed's entropy (rerun with it to reproduce the matrix).
+    seed: Any = None
 
     def plot(self) -> Figure:
         """Annotated heatmap, a diverging colour map centred at 0.5."""
         m = self.matrix
         n = len(m)
-        fig, ax = plt.subplots(figsize=(2.5 + 0.85 * n, 2 + 0.7 * n), layout="constrained")
+        # At least 6.5 inches wide: the two-line title must fit above few units too.
+        fig, ax = plt.subplots(
+            figsize=(max(6.5, 3.5 + 0.85 * n), 2.5 + 0.7 * n), layout="constrained"
+        )
         image = ax.imshow(m.to_numpy(float), cmap="RdBu", norm=TwoSlopeNorm(0.5, 0.0, 1.0))
         for (i, j), v in np.ndenumerate(m.to_numpy(float)):
+            if np.isnan(v):
+                continue  # not played (interrupted run)
             err = self.halfwidth.iat[i, j]
             colour = "white" if abs(v - 0.5) > 0.3 else "black"
             ax.text(
@@ -63,8 +73,11 @@ class RoundRobin:
         ax.set_xlabel("opponent (column)")
         ax.set_ylabel("unit (row)")
         basis = "equal gold" if self.by == "equal_gold" else "equal count"
+        state = " (partial: interrupted)" if self.partial else ""
         ax.set_title(
-            f"Round robin, {basis}\nwin rate of the row against the column (both sides played)"
+            f"Round robin, {basis}{state}\nwin rate of the row against the column",
+            loc="center",
+            wrap=True,
         )
         cbar = fig.colorbar(image, ax=ax)
         cbar.set_label("win rate of the row army (0.5 = even)")
@@ -81,10 +94,21 @@ def _army_sizes(units: list[Unit], by: str, counts: Any, budget: int | None) -> 
         missing = [u.name for u in units if not u.gold]
         if missing:
             raise InputError(f"equal_gold needs a gold cost for every unit; missing: {missing}")
+        if budget is not None and (
+            isinstance(budget, bool) or not isinstance(budget, int) or budget < 1
+        ):
+            raise InputError(f"budget is a positive number of gold, got {budget!r}")
         budget = budget or max(u.gold for u in units) * (
             int(counts) if isinstance(counts, int) else 1
         )
-        sizes = {u.name: max(1, round(budget / u.gold)) for u in units}
+        sizes = {u.name: round(budget / u.gold) for u in units}
+        short = [f"{u.name} ({u.gold} gold)" for u in units if sizes[u.name] < 1]
+        if short:
+            # Fielding one anyway would not be equal gold: say so instead.
+            raise InputError(
+                f"a budget of {budget} gold buys less than one {', '.join(short)}; "
+                f"give at least {max(u.gold for u in units)} gold (the dearest unit's cost)"
+            )
     else:
         raise InputError(f"by is 'equal_gold' or 'equal_count', not {by!r}")
     bad = [k for k, v in sizes.items() if v < 1]
@@ -123,12 +147,25 @@ def round_robin(
         Gold per army for ``equal_gold``.
     trials, precision, seed, engine, out
         As in :func:`~montecarlo.sweeps.sweep`.
+
+    Returns
+    -------
+    RoundRobin
+        After Ctrl-C, ``partial`` is True and the cells not played are NaN; with
+        ``out=`` a rerun plays only the missing matchups.
     """
     roster = roster or default_roster()
+    if isinstance(units, str):
+        raise InputError("units is a list of unit names, e.g. ['militia', 'knight']")
     us = [resolve_unit(u, roster) for u in units]
     if len({u.name for u in us}) != len(us) or len(us) < 2:
         raise InputError("a round robin needs at least two different units")
+    check_limit(len(us), MAX_ROUND_ROBIN_UNITS, "the number of units", "n units play n² matchups")
+    if budget is not None and by != "equal_gold":
+        raise InputError("a budget sizes armies by gold; use it with by='equal_gold'")
     sizes = _army_sizes(us, by, counts, budget)
+    for name, size in sizes.items():
+        check_army_size(size, f"army of {name}")
     army = {u.name: f"{u.name}:{sizes[u.name]}" for u in us}
     grid = [{"attacker": army[a.name], "defender": army[b.name]} for a in us for b in us]
     rows = sweep(
@@ -141,17 +178,19 @@ def round_robin(
         threads=threads,
         progress=progress,
     )
-    if rows.attrs.get("partial"):
-        raise KeyboardInterrupt  # the sweep was interrupted; its rows are on disk with out=
-    by_pair = {(r.attacker, r.defender): r for r in rows.itertuples()}
+    partial = bool(rows.attrs.get("partial"))
+    complete = rows[~rows["partial"]] if partial and not rows.empty else rows
+    by_pair = {(r.attacker, r.defender): r for r in complete.itertuples()}
     names = [u.name for u in us]
     m = pd.DataFrame(np.nan, index=names, columns=names)
     hw = pd.DataFrame(np.nan, index=names, columns=names)
     for a in names:
         for b in names:
+            if (army[a], army[b]) not in by_pair or (army[b], army[a]) not in by_pair:
+                continue  # interrupted before both sides were played
             ab, ba = by_pair[(army[a], army[b])], by_pair[(army[b], army[a])]
             m.loc[a, b] = (ab.p_attacker + ba.p_defender) / 2
             hw.loc[a, b] = (
                 (ab.p_attacker_hi - ab.p_attacker_lo) + (ba.p_defender_hi - ba.p_defender_lo)
             ) / 4
-    return RoundRobin(m, hw, sizes, rows, by)
+    return RoundRobin(m, hw, sizes, rows, by, partial, rows.attrs.get("seed"))

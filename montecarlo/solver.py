@@ -16,9 +16,11 @@ import pandas as pd
 
 from montecarlo.coe5.battle import matchup
 from montecarlo.coe5.units import Roster, Unit, default_roster, resolve_unit
+from montecarlo.driver import stop_on_ctrl_c
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, derive, resolve_seed
 from montecarlo.stats import wilson
+from montecarlo.validation import check_army_size
 
 
 @dataclass
@@ -62,6 +64,12 @@ class Requirement:
     interval: tuple[float, float] | None
     gold: int | None
     probes: list[Probe] = field(default_factory=list)
+    #: The largest count tried (``max_count``).
+    max_count: int | None = None
+    #: True after Ctrl-C: the search stopped early and ``count`` is None.
+    partial: bool = False
+    #: The root seed's entropy (rerun with it to reproduce every probe).
+    seed: object = None
 
     def to_frame(self) -> pd.DataFrame:
         """The probes as a table."""
@@ -80,10 +88,16 @@ class Requirement:
         )
 
     def summary(self) -> str:
+        if self.partial:
+            return (
+                f"Interrupted: partial result, no answer yet for {self.unit.name} vs "
+                f"{self.versus} ({len(self.probes)} counts finished, listed below)."
+            )
         if self.count is None:
             return (
-                f"No count of {self.unit.name} up to the limit beats {self.versus} "
-                f"{self.target:.0%} of the time with 95% confidence."
+                f"No count of {self.unit.name} up to max_count = {self.max_count} beats "
+                f"{self.versus} {self.target:.0%} of the time with 95% confidence; "
+                f"raise the limit (--max-count) to search further."
             )
         lo, hi = self.interval
         cost = f", {self.gold} gold" if self.gold is not None else ""
@@ -111,18 +125,70 @@ def required_count(
     A count counts as enough when the lower end of its 95% Wilson interval is
     at least ``target``; it is too few when the upper end is below.  A count
     still undecided after ``max_trials`` battles is judged by its point
-    estimate and marked ``unsure``.
+    estimate and marked ``unsure``.  After Ctrl-C the search stops:
+    ``partial`` is True, ``count`` is None and ``probes`` holds the counts
+    finished.
     """
-    if not 0 < target < 1:
-        raise InputError(f"target is a win rate in (0, 1), got {target}")
+    if isinstance(target, bool) or not isinstance(target, int | float) or not 0 < target < 1:
+        raise InputError(f"target is a win rate in (0, 1), got {target!r}")
+    if isinstance(max_count, bool) or not isinstance(max_count, int) or max_count < 1:
+        raise InputError(f"max_count must be a positive integer, got {max_count!r}")
+    check_army_size(max_count, "max_count (the largest army tried)")
     roster = roster or default_roster()
     u = resolve_unit(unit, roster)
     ss = resolve_seed(seed)
     probes: dict[int, Probe] = {}
 
+    def answer(count: int | None, partial: bool = False) -> Requirement:
+        best = probes.get(count) if count is not None else None
+        return Requirement(
+            u,
+            versus,
+            target,
+            count,
+            best.rate if best else None,
+            (best.low, best.high) if best else None,
+            u.gold * count if best and u.gold else None,
+            list(probes.values()),
+            max_count,
+            partial,
+            ss.entropy,
+        )
+
+    with stop_on_ctrl_c() as stop:
+        try:
+            count = _search(
+                probes,
+                u,
+                versus,
+                target,
+                max_count,
+                max_trials,
+                ss,
+                roster,
+                threads,
+                battle_options,
+                stop,
+            )
+        except KeyboardInterrupt:
+            stop.requested = True
+            count = None
+        return answer(count, partial=stop.requested)
+
+
+def _search(
+    probes, u, versus, target, max_count, max_trials, ss, roster, threads, battle_options, stop
+) -> int | None:
+    """Exponential search then bisection; None when no count up to ``max_count`` is enough.
+
+    Raises :class:`KeyboardInterrupt` once Ctrl-C has stopped a probe.
+    """
+
     def probe(n: int) -> Probe:
         if n in probes:
             return probes[n]
+        if stop.requested:
+            raise KeyboardInterrupt
 
         def decided(counts: np.ndarray, trials: int) -> bool:
             lo, hi = wilson(int(counts[0]), trials)
@@ -139,6 +205,8 @@ def required_count(
             progress=False,
             **battle_options,
         )
+        if r.partial:
+            raise KeyboardInterrupt  # a cut probe has no verdict
         wins = r.counts["attacker"]
         lo, hi = r.interval("attacker")
         verdict = "above" if lo >= target else "below" if hi < target else "unsure"
@@ -154,7 +222,7 @@ def required_count(
     while not enough(high):  # exponential search
         low = high
         if high >= max_count:
-            return Requirement(u, versus, target, None, None, None, None, list(probes.values()))
+            return None
         high = min(2 * high, max_count)
     while high - low > 1:  # bisection: low is too few, high is enough
         mid = (low + high) // 2
@@ -162,8 +230,4 @@ def required_count(
             high = mid
         else:
             low = mid
-    best = probes[high]
-    gold = u.gold * high if u.gold else None
-    return Requirement(
-        u, versus, target, high, best.rate, (best.low, best.high), gold, list(probes.values())
-    )
+    return high

@@ -51,17 +51,95 @@ class FitResult:
     tv_bound: float
 
 
-def compare(samples: np.ndarray, exact: Distribution, alpha: float = 1e-3) -> FitResult:
+class Histogram:
+    """Counts of integer values, grown as values arrive: a sample summary of bounded size.
+
+    Streams of trials (see :func:`montecarlo.driver.run_reduce`) are folded into
+    it, so statistics of any number of trials take memory proportional to the
+    range of values seen, never to the number of trials.
+    """
+
+    def __init__(self) -> None:
+        self.lo = 0
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def add(self, values: np.ndarray, first: int = 0) -> None:
+        """Count ``values`` (``first`` is ignored: order does not matter here)."""
+        if values.size == 0:
+            return
+        vmin, vmax = int(values.min()), int(values.max())
+        if self.counts.size == 0:
+            self.lo = vmin
+        new_lo = min(self.lo, vmin)
+        new_hi = max(self.hi, vmax)
+        if new_lo < self.lo or new_hi > self.hi:
+            grown = np.zeros(new_hi - new_lo + 1, dtype=np.int64)
+            grown[self.lo - new_lo : self.lo - new_lo + self.counts.size] = self.counts
+            self.lo, self.counts = new_lo, grown
+        self.counts += np.bincount(values - self.lo, minlength=self.counts.size)
+
+    @property
+    def hi(self) -> int:
+        """The largest value counted (``lo - 1`` when empty)."""
+        return self.lo + self.counts.size - 1
+
+    @property
+    def n(self) -> int:
+        """Number of values counted."""
+        return int(self.counts.sum())
+
+    @property
+    def values(self) -> np.ndarray:
+        return np.arange(self.lo, self.hi + 1, dtype=np.int64)
+
+    def mean(self) -> float:
+        return float(np.dot(self.values, self.counts) / self.n)
+
+    def std(self, ddof: int = 0) -> float:
+        m = self.mean()
+        d = self.values - m
+        return float(np.sqrt(np.dot(d * d, self.counts) / (self.n - ddof)))
+
+    def quantile(self, q: float | np.ndarray) -> np.ndarray:
+        """Smallest value whose share at or below it is at least ``q``.
+
+        The ``inverted_cdf`` method of :func:`numpy.quantile`.
+        """
+        cum = np.cumsum(self.counts)
+        idx = np.searchsorted(cum, np.asarray(q) * self.n, side="left")
+        return self.lo + np.minimum(idx, self.counts.size - 1)
+
+    def count_above(self, threshold: int) -> int:
+        """How many values exceed ``threshold``."""
+        return int(self.counts[max(0, threshold + 1 - self.lo) :].sum())
+
+    def count_of(self, value: int) -> int:
+        """How many values equal ``value``."""
+        k = value - self.lo
+        return int(self.counts[k]) if 0 <= k < self.counts.size else 0
+
+    def between(self, lo: int, hi: int) -> np.ndarray:
+        """Counts of ``lo..hi``, values outside the range piled onto the end bins."""
+        out = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.add.at(out, np.clip(self.values, lo, hi) - lo, self.counts)
+        return out
+
+
+def compare(samples: np.ndarray | Histogram, exact: Distribution, alpha: float = 1e-3) -> FitResult:
     """Test ``samples`` against ``exact``: chi-square p-value and a TV bound.
 
     The TV bound: with k stored values, ``sum |p_hat - p| <= sqrt(k/n)`` in
     expectation (Cauchy-Schwarz), and McDiarmid's inequality adds
     ``sqrt(2 ln(1/alpha) / n)`` for confidence ``1 - alpha``; TV is half the L1.
     """
-    n = samples.size
     lo, hi = exact.lo, exact.hi
-    clipped = np.clip(samples, lo, hi + 1)  # hi + 1 collects the cut tail
-    observed = np.bincount(clipped - lo, minlength=hi - lo + 2).astype(np.float64)
+    if isinstance(samples, Histogram):
+        n = samples.n
+        observed = samples.between(lo, hi + 1).astype(np.float64)  # hi + 1: the cut tail
+    else:
+        n = samples.size
+        clipped = np.clip(samples, lo, hi + 1)  # hi + 1 collects the cut tail
+        observed = np.bincount(clipped - lo, minlength=hi - lo + 2).astype(np.float64)
     expected_p = np.append(exact.probabilities, exact.tail)
     expected = expected_p * n
     # Pool neighbouring bins from the left until each expects at least 5.

@@ -1,8 +1,11 @@
 """The ``montecarlo`` command line.
 
 Each subcommand lives in its own module with ``register(subparsers)`` and a
-``run(args)`` returning an exit code.  Input errors print one clear line on
-stderr and exit with status 2; nothing else is written.
+``run(args)`` returning an exit code.  Every input is checked before any work
+starts (output paths included); an input error prints one line on stderr,
+naming the option or file and what was expected, and exits with status 2.
+Ctrl-C stops at the next chunk boundary, prints what was finished marked as
+partial, and exits with status 130.
 """
 
 from __future__ import annotations
@@ -10,23 +13,43 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 
 from montecarlo import __version__
+from montecarlo.cli.common import HelpFormatter, Parser
+from montecarlo.driver import stop_on_ctrl_c
 from montecarlo.errors import InputError
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+#: Exit status of an input error.
+EXIT_USAGE = 2
+
+EXAMPLES = """examples:
+  montecarlo matchup pikeman:10 knight:3 --seed 7
+  montecarlo roll "1-5(+10)" --plot roll.png
+  montecarlo rules C-4.2
+  montecarlo COMMAND --help      (every command explains itself)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from montecarlo.cli import analytics, damage, matchup, resist, roll, sf, units
+    from montecarlo.cli import analytics, damage, matchup, resist, roll, rules, sf, units
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="montecarlo",
-        description="Monte Carlo analytics for game combat (CoE5 and Shared†Fantasia).",
+        description=textwrap.fill(
+            "Monte Carlo analytics for game combat (CoE5 and Shared†Fantasia). "
+            "Rule ids such as C-4.2 are explained by 'montecarlo rules'.",
+            79,
+        ),
+        epilog=EXAMPLES,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (matchup, roll, resist, units, damage, sf, analytics):
+    for module in (matchup, roll, resist, units, damage, sf, analytics, rules):
         module.register(sub)
     return parser
 
@@ -34,19 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error already printed
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_USAGE
+    name = getattr(args, "sf_command", None)
+    prog = f"montecarlo {args.command}" + (f" {name}" if name else "")
+    try:
+        with stop_on_ctrl_c() as stop:
+            status = int(args.run(args) or 0)
+        # The command printed what it finished, marked partial; say how it ended.
+        return EXIT_INTERRUPTED if stop.requested else status
     except InputError as exc:
-        print(f"montecarlo {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
-        # Runs keep their partial results themselves; this is Ctrl-C elsewhere
-        # (while compiling, say): stop quietly.
-        print(f"montecarlo {args.command}: interrupted", file=sys.stderr)
-        return 130
+        # Ctrl-C before anything finished (while compiling, say), or a second one.
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (e.g. `| head`) went away: silence the rest of the output.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except (OSError, UnicodeDecodeError) as exc:
+        # A file that cannot be read or written after all (a race, a full disk).
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__

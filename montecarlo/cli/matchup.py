@@ -4,54 +4,89 @@ from __future__ import annotations
 
 import argparse
 
-from montecarlo.cli.common import positive_int, print_json, seed_int
+from montecarlo.cli.common import (
+    add_command,
+    add_run_options,
+    check_plot,
+    int_in,
+    plot_option,
+    print_json,
+)
 from montecarlo.coe5.battle import matchup
-from montecarlo.coe5.units import load_units
+from montecarlo.coe5.battlefield import parse_army
+from montecarlo.coe5.units import Roster, load_units
+from montecarlo.errors import InputError
 from montecarlo.plotting import save
+from montecarlo.validation import MAX_GRID_SIDE, check_army_size, check_grid
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "matchup",
-        help="simulate a CoE5 battle many times: outcome odds, rounds, survivors",
-        description="Battles on the simplified grid (RULES.md C-6 to C-9), e.g. "
-        "'montecarlo matchup pikeman:10 knight:3 --precision 0.005'.",
+        "simulate a CoE5 battle many times: outcome odds, rounds, survivors",
+        "Battles on the simplified grid (rules C-6 to C-9): outcome rates with 95% Wilson "
+        "intervals, rounds, survivors and routed units per unit type.  Ctrl-C prints the "
+        "battles finished so far, marked partial (exit status 130).",
+        [
+            "montecarlo matchup pikeman:10 knight:3 --seed 7 --plot matchup.png",
+            "montecarlo matchup militia:5 troll:1 --precision 0.005",
+            "montecarlo matchup pikeman:10,archer:5 knight:3 --siege --fort 2 --json",
+        ],
     )
     p.add_argument("attacker", help="army such as 'pikeman:10' or 'pikeman:10,archer:5'")
     p.add_argument("defender", help="army such as 'knight:3'")
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--trials", type=positive_int, help="number of battles (default 20,000)")
-    group.add_argument(
-        "--precision", type=float,
-        help="play until every outcome rate's 95%% Wilson half-width is at most this",
-    )  # fmt: skip
-    p.add_argument("--seed", type=seed_int, help="seed (default: fresh entropy, printed)")
-    p.add_argument("--siege", action="store_true", help="the defender holds a wall (C-6)")
-    p.add_argument("--fort", type=int, default=1, help="fortification level 1-3 of the wall")
-    p.add_argument("--width", type=positive_int, default=10, help="grid rows (default 10)")
-    p.add_argument("--length", type=positive_int, default=20, help="grid columns (default 20)")
-    p.add_argument("--threads", type=positive_int, help="Numba threads (default: all)")
-    p.add_argument("--plot", metavar="PNG", help="write outcome, rounds and survivor plots")
+    p.add_argument("--siege", action="store_true", help="the defender holds a wall (C-6, C-7.3)")
+    p.add_argument(
+        "--fort",
+        type=int_in(1, 3),
+        default=None,
+        help="fortification level 1-3 of the wall; needs --siege (default: 1)",
+    )
+    p.add_argument("--width", type=int_in(1, MAX_GRID_SIDE), default=10, help="grid rows (C-6)")
+    p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
+    plot_option(p, "outcome, rounds and survivor plots")
     p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
-    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_run_options(p, default_trials=None, trials_help="number of battles")
     p.set_defaults(run=run)
+
+
+def check_battle_options(args: argparse.Namespace, roster: Roster) -> int:
+    """Checks shared by the battle commands, before any battle: returns the fort level."""
+    if args.fort is not None and not args.siege:
+        raise InputError("--fort sets the wall of a siege; add --siege (or drop --fort)")
+    check_grid(args.width, args.length)
+    for side, army in (("attacker", args.attacker), ("defender", args.defender)):
+        check_army_size(sum(count for _, count in parse_army(army, roster)), side)
+    return 1 if args.fort is None else args.fort
 
 
 def run(args: argparse.Namespace) -> int:
     roster = load_units(args.roster)
+    fort = check_battle_options(args, roster)
+    plot = check_plot(args.plot)
     result = matchup(
-        args.attacker, args.defender, trials=args.trials, precision=args.precision,
-        seed=args.seed, siege=args.siege, fort=args.fort, width=args.width,
-        length=args.length, threads=args.threads, progress=None, roster=roster,
-    )  # fmt: skip
-    if args.plot:
-        save(result.plot(), args.plot)
+        args.attacker,
+        args.defender,
+        trials=args.trials,
+        precision=args.precision,
+        seed=args.seed,
+        siege=args.siege,
+        fort=fort,
+        width=args.width,
+        length=args.length,
+        threads=args.threads,
+        progress=args.progress,
+        roster=roster,
+    )
+    if plot:
+        plot = str(save(result.plot(), plot))
     if args.json:
         data = result.to_dict()
-        data["plot"] = args.plot
+        data["plot"] = plot
         print_json(data)
         return 0
     print(result.summary())
-    if args.plot:
-        print(f"\nplot written to {args.plot}")
+    if plot:
+        print(f"\nplot written to {plot}")
     return 0

@@ -6,68 +6,118 @@ import argparse
 
 import numpy as np
 
-from montecarlo.cli.common import add_run_options, positive_int, print_json
+from montecarlo.cli.common import (
+    add_command,
+    add_run_options,
+    check_plot,
+    int_in,
+    plot_option,
+    print_json,
+)
 from montecarlo.coe5.dice import oed, parse_die, soed
-from montecarlo.driver import run_fill
+from montecarlo.driver import run_reduce
+from montecarlo.errors import InputError
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import resolve_seed
-from montecarlo.stats import compare, wilson
+from montecarlo.stats import Histogram, compare, wilson
+from montecarlo.validation import MAX_DICE, MAX_DIE_SIZE
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "roll",
-        help="roll a CoE5 die: exact distribution next to a sampled check",
-        description="Exact and sampled statistics of OED / S-OED rolls (RULES.md C-1).",
+        "roll a CoE5 die: exact distribution next to a sampled check",
+        "Exact and sampled statistics of open-ended (OED) and semi-open-ended (S-OED) "
+        "rolls, with a chi-square test of the sample against the exact law "
+        "(rules C-1; see 'montecarlo rules C-1.1').  Memory does not grow with --trials.",
+        [
+            'montecarlo roll "1-5(+10)" --seed 7 --plot roll.png',
+            "montecarlo roll 1-5 --soed --dice 2 --trials 100000 --json",
+        ],
     )
-    p.add_argument("die", help="damage value such as '1-5', '1-5 (+10)' or '1-5(+10)'")
+    p.add_argument(
+        "die",
+        help=f"damage value such as '1-5', '1-5 (+10)' or '1-5(+10)'; size up to {MAX_DIE_SIZE:,}",
+    )
     p.add_argument("--soed", action="store_true", help="semi-open-ended roll (C-1.6)")
-    p.add_argument("--dice", type=positive_int, default=1, help="number of dice summed (C-1.7)")
-    p.add_argument("--plot", metavar="PNG", help="write the PMF plot (exact bars, sampled points)")
+    p.add_argument(
+        "--dice",
+        type=int_in(1, MAX_DICE),
+        default=1,
+        help="number of dice summed, each open-ended (C-1.7)",
+    )
+    plot_option(p, "the PMF plot (exact bars, sampled points)")
     add_run_options(p, default_trials=1_000_000)
     p.set_defaults(run=run)
 
 
+def check_die_size(size: int) -> None:
+    """Die sizes above :data:`~montecarlo.validation.MAX_DIE_SIZE` are refused, with why."""
+    if size > MAX_DIE_SIZE:
+        raise InputError(
+            f"die size {size:,} is above the limit of {MAX_DIE_SIZE:,}: the exact table of "
+            f"OED(N) holds about 14·N values, and CoE5 weapons stay below 1-40"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     die = parse_die(args.die)
+    check_die_size(die.size)
+    plot = check_plot(args.plot)
     dist = (soed if args.soed else oed)(die, dice=args.dice)
     ss = resolve_seed(args.seed)
-    result = run_fill(
-        dist._sampler, args.trials, ss, threads=args.threads, progress=None, desc=dist.name
+    hist = Histogram()
+    result = run_reduce(
+        dist._sampler,
+        args.trials,
+        ss,
+        hist.add,
+        threads=args.threads,
+        progress=args.progress,
+        desc=dist.name,
     )
-    x = result.values
-    n = x.size
+    n = hist.n
     threshold = die.size * args.dice
-    exceed = int((x > threshold).sum())
+    exceed = hist.count_above(threshold)
     lo, hi = wilson(exceed, n)
-    fit = compare(x, dist)
-    sample_q = np.quantile(x, QUANTILES, method="inverted_cdf")
+    fit = compare(hist, dist)
+    sample_q = hist.quantile(QUANTILES)
+    sd = hist.std(ddof=1) if n > 1 else float("nan")
     rows = [
-        ("mean", dist.mean(), x.mean(), x.std(ddof=1) / np.sqrt(n)),
-        ("sd", dist.std(), x.std(ddof=1), x.std(ddof=1) / np.sqrt(2 * (n - 1))),
+        ("mean", dist.mean(), hist.mean(), sd / np.sqrt(n)),
+        ("sd", dist.std(), sd, sd / np.sqrt(2 * max(n - 1, 1))),
     ]
     for q, sq in zip(QUANTILES, sample_q, strict=True):
         rows.append((f"q{int(q * 100):02d}", dist.ppf(q), sq, np.nan))
     rows.append((f"P(T > {threshold})", dist.sf(threshold), exceed / n, (hi - lo) / 2))
 
-    if args.plot:
+    if plot:
         ax = plot_exact_vs_sampled(
-            dist, x, xlabel="roll total",
+            dist,
+            hist,
+            xlabel="roll total",
             title=f"{dist.name} from {str(die)!r}: exact PMF vs {n:,} sampled rolls",
-        )  # fmt: skip
-        save(ax, args.plot)
+        )
+        plot = str(save(ax, plot))
 
     if args.json:
-        print_json({
-            "die": str(die), "distribution": dist.name, "trials": n,
-            "partial": result.partial, "seed": ss.entropy,
-            "stats": {r[0]: {"exact": r[1], "sampled": r[2], "mc_error": r[3]} for r in rows},
-            "p_exceed_ci95": [lo, hi],
-            "chi2": {"statistic": fit.chi2, "dof": fit.dof, "pvalue": fit.pvalue},
-            "tail_left_out": dist.tail, "plot": args.plot,
-        })  # fmt: skip
+        print_json(
+            {
+                "die": str(die),
+                "distribution": dist.name,
+                "trials": n,
+                "partial": result.partial,
+                "seed": ss.entropy,
+                "stats": {r[0]: {"exact": r[1], "sampled": r[2], "mc_error": r[3]} for r in rows},
+                "p_exceed_ci95": [lo, hi],
+                "chi2": {"statistic": fit.chi2, "dof": fit.dof, "pvalue": fit.pvalue},
+                "tail_left_out": dist.tail,
+                "plot": plot,
+            }
+        )
         return 0
 
     state = "  (interrupted: partial result)" if result.partial else ""
@@ -81,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         f"chi-square vs exact: {fit.chi2:.1f} on {fit.dof} dof, p = {fit.pvalue:.3f}; "
         f"exact tail left out: {dist.tail:.1e}"
     )
-    print(f"sampled in {result.seconds:.2f} s ({n / result.seconds:,.0f} rolls/s)")
-    if args.plot:
-        print(f"plot written to {args.plot}")
+    print(f"sampled in {result.seconds:.2f} s ({n / max(result.seconds, 1e-9):,.0f} rolls/s)")
+    if plot:
+        print(f"plot written to {plot}")
     return 0

@@ -7,39 +7,91 @@ import argparse
 import numpy as np
 import pandas as pd
 
-from montecarlo.cli.common import positive_int, print_json, seed_int
+from montecarlo.cli.common import (
+    add_command,
+    add_run_options,
+    check_plot,
+    plot_option,
+    print_json,
+)
+from montecarlo.driver import stop_requested
 from montecarlo.plotting import plot_exact_vs_sampled, save
-from montecarlo.seeding import resolve_seed
+from montecarlo.seeding import derive, resolve_seed
 from montecarlo.sf.characters import load_characters
 from montecarlo.sf.exact import attack
-from montecarlo.sf.fights import BATTLEFIELDS, fight
+from montecarlo.sf.fights import BATTLEFIELDS, fight, parse_party
 from montecarlo.sf.sampling import EVENTS, sample_attack
-from montecarlo.stats import compare, wilson
+from montecarlo.stats import Histogram, compare, wilson
+from montecarlo.validation import check_limit
+
+#: Attacks sampled per call of the attack sampler (it returns every attack's
+#: damage); longer runs are made of pieces seeded from the run's seed.
+ATTACK_PIECE = 1 << 22
+#: Most characters in one SF party: the fight kernel packs each side in one array
+#: and the seed's friendly-fire procedure (S-6) is defined up to 36 per area.
+MAX_PARTY = 36
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sf", help="Shared†Fantasia: party fights, attacks, characters")
+    p = add_command(
+        sub,
+        "sf",
+        "Shared†Fantasia: party fights, attacks, characters",
+        "Shared†Fantasia (rules S-1 to S-10): party-vs-party fights, the exact odds of "
+        "one attack, and the character roster.  Each has its own --help.",
+        [
+            "montecarlo sf fight warrior:2,archer:1 goblin:4 --battlefield corridor",
+            "montecarlo sf attack fencer orc --seed 1",
+            "montecarlo sf characters",
+        ],
+    )
     sf_sub = p.add_subparsers(dest="sf_command", required=True, metavar="SF_COMMAND")
 
-    f = sf_sub.add_parser("fight", help="party vs party, many times (RULES.md S-1 to S-10)")
+    f = add_command(
+        sf_sub,
+        "fight",
+        "party vs party, many times (rules S-1 to S-10)",
+        "Play party A against party B many times: outcome rates with 95% Wilson intervals, "
+        "rounds, and each character's final state.  Ctrl-C prints the fights finished so "
+        "far, marked partial (exit status 130).",
+        [
+            "montecarlo sf fight warrior:1,knight:1,archer:1,mage:1 goblin:3,orc:2 "
+            "--battlefield corridor --seed 1 --plot sf_fight.png",
+            "montecarlo sf fight warrior:2 goblin:3 --surprise b --precision 0.01",
+        ],
+    )
     f.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
     f.add_argument("party_b", help="e.g. 'goblin:4'")
-    f.add_argument("--battlefield", default="open", choices=list(BATTLEFIELDS))
+    f.add_argument(
+        "--battlefield",
+        default="open",
+        choices=list(BATTLEFIELDS),
+        help="an S-9 battlefield preset",
+    )
     f.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
-    f.add_argument("--pincer", choices=["a", "b"], help="side caught between two fronts")
-    group = f.add_mutually_exclusive_group()
-    group.add_argument("--trials", type=positive_int, help="number of fights (default 20,000)")
-    group.add_argument("--precision", type=float, help="target 95%% Wilson half-width")
-    f.add_argument("--seed", type=seed_int)
-    f.add_argument("--threads", type=positive_int)
-    f.add_argument("--plot", metavar="PNG")
+    f.add_argument(
+        "--pincer",
+        choices=["a", "b"],
+        help="the side caught between two fronts in a corridor (S-9)",
+    )
+    plot_option(f, "outcome and character plots")
     f.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
-    f.add_argument("--json", action="store_true")
+    add_run_options(f, default_trials=None, trials_help="number of fights")
     f.set_defaults(run=run_fight)
 
-    a = sf_sub.add_parser("attack", help="exact odds and damage of one attack, with a check")
-    a.add_argument("attacker")
-    a.add_argument("defender")
+    a = add_command(
+        sf_sub,
+        "attack",
+        "exact odds and damage of one attack, with a sampled check",
+        "One attack enumerated exactly over all 1296 pairs of 2d6 rolls (S-1.2 to S-3), "
+        "next to the fight kernel's own sampling of the same attack.",
+        [
+            "montecarlo sf attack fencer orc --seed 1",
+            "montecarlo sf attack archer goblin --cover --plot attack.png",
+        ],
+    )
+    a.add_argument("attacker", help="a character name, e.g. 'fencer'")
+    a.add_argument("defender", help="a character name, e.g. 'orc'")
     a.add_argument("--weapon", help="the attacker's weapon (default: its first)")
     for flag, text in (
         ("--cover", "the defender is in cover (+2 evade vs ranged)"),
@@ -49,20 +101,41 @@ def register(sub: argparse._SubParsersAction) -> None:
         ("--fatigue-attack", "blunt melee deals fatigue (S-3)"),
     ):
         a.add_argument(flag, action="store_true", help=text)
-    a.add_argument("--trials", type=positive_int, default=200_000)
-    a.add_argument("--seed", type=seed_int)
-    a.add_argument("--plot", metavar="PNG", help="damage PMF, exact vs sampled")
-    a.add_argument("--characters", metavar="TOML")
-    a.add_argument("--json", action="store_true")
+    plot_option(a, "the damage PMF, exact vs sampled")
+    a.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
+    # sample_attack takes no thread count (it uses every core) and draws no bar.
+    add_run_options(
+        a,
+        default_trials=200_000,
+        trials_help="number of sampled attacks",
+        threads=False,
+        progress=False,
+    )
     a.set_defaults(run=run_attack)
 
-    c = sf_sub.add_parser("characters", help="list the SF roster")
-    c.add_argument("--characters", metavar="TOML")
+    c = add_command(
+        sf_sub,
+        "characters",
+        "list the SF roster",
+        "The shipped roster of player archetypes and monsters, merged with your own TOML "
+        "file if given: stats, armor per damage type, weapons and spells.",
+        ["montecarlo sf characters", "montecarlo sf characters --characters party.toml"],
+    )
+    c.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
+    c.add_argument("--json", action="store_true", help="print machine-readable JSON")
     c.set_defaults(run=run_characters)
 
 
 def run_fight(args: argparse.Namespace) -> int:
     roster = load_characters(args.characters)
+    for side, party in (("party A", args.party_a), ("party B", args.party_b)):
+        check_limit(
+            len(parse_party(party, roster)),
+            MAX_PARTY,
+            f"{side}'s size",
+            "the seed's friendly-fire procedure (S-6) is defined for up to 36 characters",
+        )
+    plot = check_plot(args.plot)
     result = fight(
         args.party_a,
         args.party_b,
@@ -73,17 +146,17 @@ def run_fight(args: argparse.Namespace) -> int:
         surprise=args.surprise,
         pincer=args.pincer,
         threads=args.threads,
-        progress=None,
+        progress=args.progress,
         roster=roster,
     )
-    if args.plot:
-        save(result.plot(), args.plot)
+    if plot:
+        plot = str(save(result.plot(), plot))
     if args.json:
-        print_json({**result.to_dict(), "plot": args.plot})
+        print_json({**result.to_dict(), "plot": plot})
         return 0
     print(result.summary())
-    if args.plot:
-        print(f"\nplot written to {args.plot}")
+    if plot:
+        print(f"\nplot written to {plot}")
     return 0
 
 
@@ -103,32 +176,24 @@ def run_attack(args: argparse.Namespace) -> int:
         roster=roster,
         **situation,
     )
+    plot = check_plot(args.plot)
     ss = resolve_seed(args.seed)
-    counts, dmg = sample_attack(
-        exact.attacker,
-        exact.defender,
-        args.trials,
-        exact.weapon.name,
-        seed=ss,
-        fatigue_attack=args.fatigue_attack,
-        roster=roster,
-        **situation,
-    )
-    n = dmg.size
+    counts, dmg, partial = _sample_attacks(args, exact, ss, roster, situation)
+    n = dmg.n
     frame = exact.to_frame()
     sampled = [n - counts["hit"], *(counts[e] for e in EVENTS)]
     frame["sampled"] = np.array(sampled) / n
     cis = [wilson(int(k), n) for k in sampled]
     frame["ci95"] = [f"[{lo:.4f}, {hi:.4f}]" for lo, hi in cis]
     fit = compare(dmg, exact.damage)
-    if args.plot:
+    if plot:
         ax = plot_exact_vs_sampled(
             exact.damage,
             dmg,
             xlabel=f"{exact.kind} damage per attack",
             title=f"{exact.damage.name}: exact vs {n:,} sampled",
         )
-        save(ax, args.plot)
+        plot = str(save(ax, plot))
     if args.json:
         print_json(
             {
@@ -145,13 +210,17 @@ def run_attack(args: argparse.Namespace) -> int:
                     "chi2_pvalue": fit.pvalue,
                 },
                 "trials": n,
+                "partial": partial,
                 "seed": ss.entropy,
+                "plot": plot,
             }
         )
         return 0
+    state = "  (interrupted: partial result)" if partial else ""
     print(
         f"{exact.attacker.name} ({exact.weapon.name}, hit {exact.hit_value:+d}) attacks "
-        f"{exact.defender.name} (evade {exact.evade_value:+d}): exact vs {n:,} sampled"
+        f"{exact.defender.name} (evade {exact.evade_value:+d}): exact vs {n:,} sampled, "
+        f"seed {ss.entropy}{state}"
     )
     with pd.option_context("display.width", 160):
         print(frame.to_string(index=False, float_format="{:.4f}".format))
@@ -161,9 +230,52 @@ def run_attack(args: argparse.Namespace) -> int:
         f"P(0) {float(d.pmf(0)):.4f}, q90 {float(d.ppf(0.9)):.0f}; sampled mean "
         f"{dmg.mean():.3f} ± {dmg.std() / np.sqrt(n):.3f}; chi-square p = {fit.pvalue:.3f}"
     )
-    if args.plot:
-        print(f"plot written to {args.plot}")
+    if plot:
+        print(f"plot written to {plot}")
     return 0
+
+
+def _sample_attacks(args, exact, ss, roster, situation) -> tuple[pd.Series, Histogram, bool]:
+    """Sample ``args.trials`` attacks in pieces: event counts and a damage histogram.
+
+    The sampler returns every attack's damage, so pieces of :data:`ATTACK_PIECE`
+    keep memory bounded; the first piece uses the run's seed itself (so short
+    runs match ``sample_attack``), later ones derive from it.
+    """
+    counts = pd.Series(0, index=list(EVENTS), name="count", dtype=np.int64)
+    hist = Histogram()
+    left, piece, partial = args.trials, 0, False
+    while left > 0:
+        if stop_requested():
+            partial = True
+            break
+        size = min(left, ATTACK_PIECE)
+        try:
+            c, dmg = sample_attack(
+                exact.attacker,
+                exact.defender,
+                size,
+                exact.weapon.name,
+                seed=ss if piece == 0 else derive(ss, piece),
+                fatigue_attack=args.fatigue_attack,
+                roster=roster,
+                **situation,
+            )
+        except KeyboardInterrupt:
+            if hist.n == 0:
+                raise
+            partial = True
+            break
+        counts += c
+        hist.add(dmg)
+        partial = partial or dmg.size < size
+        left -= size
+        piece += 1
+        if dmg.size < size:
+            break
+    if hist.n == 0:
+        raise KeyboardInterrupt
+    return counts, hist, partial
 
 
 def run_characters(args: argparse.Namespace) -> int:
@@ -185,6 +297,9 @@ def run_characters(args: argparse.Namespace) -> int:
         }
         for c in roster.characters()
     ]
+    if args.json:
+        print_json(rows)
+        return 0
     with pd.option_context("display.width", 220, "display.max_colwidth", 50):
         print(pd.DataFrame(rows).to_string(index=False))
     return 0

@@ -7,12 +7,23 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from montecarlo.cli.common import print_json
+from montecarlo.cli.common import add_command, print_json
 from montecarlo.coe5.units import Unit, load_units
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("units", help="list the CoE5 roster, or show one unit in full")
+    p = add_command(
+        sub,
+        "units",
+        "list the CoE5 roster, or show one unit in full",
+        "The shipped CoE5 roster (rules C-10), merged with your own TOML file if given: "
+        "one line per unit, or one unit with every weapon and the OED size it rolls.",
+        [
+            "montecarlo units",
+            "montecarlo units knight --json",
+            "montecarlo units --roster my_units.toml",
+        ],
+    )
     p.add_argument("name", nargs="?", help="a unit to show in full")
     p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -29,8 +40,9 @@ def run(args: argparse.Namespace) -> int:
         unit = roster[args.name]
         if args.json:
             data = asdict(unit)
-            for w in data["weapons"]:
-                w["damage"] = str(w["damage"])
+            for w, weapon in zip(data["weapons"], unit.weapons, strict=True):
+                # The damage as written in the roster ("1-5 (+10)"), with its parts.
+                w["damage"] = {"text": str(weapon.damage), **w["damage"]}
             print_json(data)
             return 0
         print(f"{unit.name}: {unit.description}")
