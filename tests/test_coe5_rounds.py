@@ -103,8 +103,8 @@ def test_c4_3_frozen_units_check_strength_with_one_less():
 @pytest.mark.parametrize(("magic", "p"), [(False, 0.25), (True, 1.0)])
 def test_c4_9_paralysis_misses_the_ethereal_three_times_in_four(magic, p):
     ghost = unit("Ghost", 100_000, NOTHING, mr=0, ethereal=True)
-    r = battle(caster("paralysis", magic=magic), ghost, rules=BattleRules(max_rounds=1,
-                                                                          paralysis_end=0.0))  # fmt: skip
+    rules = BattleRules(max_rounds=1, paralysis_end=0.0)
+    r = battle(caster("paralysis", magic=magic), ghost, rules=rules)
     assert_rate(int(status(r, 1, S_PARALYSED).sum()), r.n, p)
 
 
@@ -227,3 +227,36 @@ def test_duel_exact_counts_every_shot():
     exact = duel_exact(even, "pikeman")
     sampled = matchup([(even, 1)], "pikeman:1", trials=20_000, seed=12, progress=False)
     assert exact.agrees_with(sampled.counts)
+
+
+# -- checks and damage that leave nothing behind ---------------------------------------------
+def test_c2_2_paralysis_is_resisted_below_mr():
+    # C-2.2: resisted when the Normal roll is strictly below MR (4).
+    target = unit("Target", 100_000, NOTHING, mr=4)
+    r = battle(caster("paralysis"), target, rules=BattleRules(max_rounds=1, paralysis_end=0.0))
+    assert_rate(int(status(r, 1, S_PARALYSED).sum()), r.n, 1 - mc.resist_chance(4))
+
+
+def test_c3_8_a_hit_that_does_nothing_leaves_nothing():
+    # C-4: effects follow a hit that did >= 1 damage; a die of 0 does none.
+    dud = unit("Dud", 10, weapon("Ember", 0, type="fire", prebattle=True))
+    r = battle(dud, BLOCK, rules=BattleRules(max_rounds=1, burn_chance=1.0, burn_stop=0.0))
+    assert not status(r, 1, S_BURNING).any()
+
+
+def test_c4_3_frozen_attackers_strike_with_one_less_strength():
+    # The defender's pre-battle frost freezes the attacker (no thaw); its club
+    # (strength 2) then rolls OED(4 + 2 - 1) on the block.
+    frost = unit("Frost", 100_000, weapon("Frost", "1-1000", type="cold", prebattle=True,
+                                          nostr=True), mr=0, morale=99)  # fmt: skip
+    brute = unit("Brute", 100_000, weapon("Club", "1-4"), strength=2, mr=0, morale=99)
+    rules = BattleRules(max_rounds=1, freeze_chance=1.0, thaw_chance=0.0)
+    r = battle(brute, frost, rules=rules, trials=20_000)
+    assert_matches(r.trials.dealt[:, 0], mc.damage(brute.weapons[0], frost, strength=1))
+
+
+def test_c4_7_magic_damage_always_meets_the_ethereal():
+    wand = unit("Mage", 10, weapon("Bolt", "1-1000", type="magic", prebattle=True, nostr=True))
+    ghost = unit("Ghost", 100_000, NOTHING, ethereal=True)
+    r = battle(wand, ghost)
+    assert (r.trials.dealt[:, 0] > 0).all()

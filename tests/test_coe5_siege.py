@@ -150,6 +150,9 @@ def test_c5_4_high_wall_adds_two():
         r = siege([(POST, 1)], [(archer, 1)], fort=fort, length=8, trials=256,
                   rules=BattleRules(max_rounds=1, high_wall_range_bonus=bonus))  # fmt: skip
         shots[fort, bonus] = (r.trials.dealt[:, 1] > 0).mean()
+    r = siege([(POST, 1)], [(archer, 1)], fort=1, length=7, trials=256,
+              rules=BattleRules(max_rounds=1, wall_range_bonus=0))  # fmt: skip
+    assert (r.trials.dealt[:, 1] == 0).all()  # distance 6: +1 was needed
     assert shots[2, 2] == 0 and shots[3, 1] == 0
     assert shots[3, 2] == 1.0
     assert rules.wall_bonus(1) == 1 and rules.wall_bonus(3) == 2
