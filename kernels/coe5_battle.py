@@ -172,7 +172,7 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _nearest_enemy(s, i, iside, state, px, py, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
@@ -216,7 +216,7 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     return cand[bounded(s, k)], dmin
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
@@ -229,7 +229,7 @@ def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     return False
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
@@ -404,6 +404,24 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
 
 
+@njit(inline="always", error_model="numpy")
+def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
+    """True when steps 9-10 can change nothing any more (and would draw no number).
+
+    No living unit burns, is frozen, stunned, paralysed, decaying or poisoned,
+    or regenerates below its max HP; clouds are the caller's to check.  The
+    rest of the 75 extra rounds can then be skipped without changing a bit.
+    """
+    for i in range(itype.shape[0]):
+        if state[i] != ALIVE:
+            continue
+        if burning[i] or frozen[i] or stunned[i] or paralysed[i] or decaying[i] or poison[i] > 0:
+            return False
+        if U[L.U_FLAGS, itype[i]] & L.UF_REGENERATION and hp[i] < maxhp[i]:
+            return False
+    return True
+
+
 @njit(error_model="numpy")
 def _side_counts(iside, state):
     a = 0
@@ -444,7 +462,7 @@ def _any_fear(U, itype):
     return False
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wall_col,
                  last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
@@ -631,17 +649,22 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
                     dealt, P, dbg, seq)  # fmt: skip
-        # 9-10. ongoing effects and clouds
+        # 9-10. ongoing effects and clouds (a settled battle skips the call)
         seq += 1
-        _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
-                 fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                 seq)  # fmt: skip
+        if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                  paralysed, decaying, poison):  # fmt: skip
+            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                     seq)  # fmt: skip
         a, b = _side_counts(iside, state)
         rounds = rnd
         rnd += 1
     # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
     extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
     for _ in range(extra):
+        if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                   paralysed, decaying, poison):  # fmt: skip
+            break
         seq += 1
         if clouds:
             _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
