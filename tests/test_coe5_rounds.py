@@ -231,10 +231,13 @@ def test_duel_exact_counts_every_shot():
 
 # -- checks and damage that leave nothing behind ---------------------------------------------
 def test_c2_2_paralysis_is_resisted_below_mr():
-    # C-2.2: resisted when the Normal roll is strictly below MR (4).
-    target = unit("Target", 100_000, NOTHING, mr=4)
-    r = battle(caster("paralysis"), target, rules=BattleRules(max_rounds=1, paralysis_end=0.0))
-    assert_rate(int(status(r, 1, S_PARALYSED).sum()), r.n, 1 - mc.resist_chance(4))
+    # C-2.2: resisted when the Normal roll (S-OED 2d4, C-1.6) is strictly below MR.
+    # MR 7 also tells the S-OED halving apart: a maximum then adds (T' - 1) // 2.
+    for mr in (4, 7):
+        target = unit("Target", 100_000, NOTHING, mr=mr)
+        rules = BattleRules(max_rounds=1, paralysis_end=0.0)
+        r = battle(caster("paralysis"), target, rules=rules, trials=20_000)
+        assert_rate(int(status(r, 1, S_PARALYSED).sum()), r.n, 1 - mc.resist_chance(mr))
 
 
 def test_c3_8_a_hit_that_does_nothing_leaves_nothing():
@@ -260,3 +263,14 @@ def test_c4_7_magic_damage_always_meets_the_ethereal():
     ghost = unit("Ghost", 100_000, NOTHING, ethereal=True)
     r = battle(wand, ghost)
     assert (r.trials.dealt[:, 0] > 0).all()
+
+
+def test_c2_4_mindless_units_never_rout():
+    # Morale 99 never fails (C-2.4), even against an OED(1001) fear check.
+    ghost = unit("Ghost", 10, NOTHING, fear=1)
+    for morale, routs in ((99, False), (98, True)):
+        golem = unit("Golem", 10, NOTHING, morale=morale)
+        rules = BattleRules(max_rounds=1, fear_die_base=1000)
+        r = matchup([(ghost, 1)], [(golem, 1)], trials=512, seed=3, length=2, keep_trials=True,
+                    rules=rules, progress=False)  # fmt: skip
+        assert (r.trials.routed[:, 1].sum() > 0) == routs

@@ -62,6 +62,16 @@ def test_c7_3_bombardment_is_a_default():
     assert (r.trials.dealt[:, 0] == 0).all()
 
 
+def test_c7_3_siege_weapons_fire_all_their_shots():
+    # Two shots a round over 2 siege rounds: four hits.
+    twin = unit("Twin Sling", 10, weapon("Sling", "1-1", range=3, shots=2, siege=True, nostr=True),
+                immobile=True)  # fmt: skip
+    r = siege([(twin, 1)], [(POST, 1)], rules=BattleRules(max_rounds=1, siege_rounds=2), fort=1)
+    hit = mc.damage(twin.weapons[0], POST, on_wall=1)
+    law = hit.convolve(hit).convolve(hit).convolve(hit)
+    assert_matches(r.trials.dealt[:, 0], law)
+
+
 def test_c7_3_only_the_attackers_siege_weapons_fire():
     catapult = ROSTER["catapult"]
     r = siege([(POST, 1)], [(catapult, 1)], fort=1, trials=256)
@@ -110,6 +120,18 @@ def test_c7_4_tunnellers_surface_next_to_an_enemy(tunnelling, attacker_strikes, 
 
 
 # -- C-6 siege deployment and holding the wall -------------------------------------------------
+def test_c6_open_field_deployment_melee_in_front():
+    dep = deploy(parse_army("pikeman:12,archer:5"), parse_army("knight:3,archer:2"), 10, 20)
+    ranged = dep.irole == 1
+    attacker = dep.iside == 0
+    assert (dep.x[attacker & ranged] == 0).all()  # ranged behind, one column
+    assert sorted(set(dep.x[attacker & ~ranged])) == [1, 2]  # melee in front, two columns
+    assert (dep.x[~attacker & ranged] == 19).all() and (dep.x[~attacker & ~ranged] == 18).all()
+    assert dep.wall_col == 18
+    # a column fills from the middle row outwards
+    assert dep.y[attacker & ranged].tolist() == [5, 4, 6, 3, 7]
+
+
 def test_c6_siege_deployment_puts_ranged_units_on_the_wall_first():
     dep = deploy(parse_army("pikeman:10"), parse_army("pikeman:8,archer:4"), 10, 20, siege=True)
     on_wall = dep.x == dep.wall_col
