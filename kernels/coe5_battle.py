@@ -6,8 +6,10 @@ counts and histograms per chunk, so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
 
-Unit instances are ordered attacker first, front to back; this order is the
-movement order of C-8.3.  Positions are (x, y) = (column, row).
+Unit instances are deployment slots, ordered attacker first, front to back;
+this order is the movement order of C-8.3.  Each battle deals the unit types
+out to the slots of each role afresh (C-6), so the written order of an army
+does not matter.  Positions are (x, y) = (column, row).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from numba import njit, prange
 
 from kernels import coe5_layout as L
 from kernels import coe5_rules as R
-from kernels.coe5_damage import hit_damage
+from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64
 
@@ -35,7 +37,17 @@ D_STATE = 1  # final state (ALIVE/DEAD/ROUTED)
 D_GONE_SEQ = 2  # event number of its death or rout (-1 if it stayed)
 D_LAST_ACT_SEQ = 3  # event number of its last attack (-1 if none)
 D_MAX_HP_SEEN = 4  # highest HP it ever had
-N_DEBUG = 5
+D_TYPE = 5  # its unit type in this battle (C-6: dealt out per battle)
+D_PART = 6  # its army part in this battle
+D_X = 7  # final column
+D_Y = 8  # final row
+D_STATUS = 9  # final status bits: S_BURNING | S_FROZEN | S_STUNNED | S_PARALYSED
+N_DEBUG = 10
+
+S_BURNING = 1
+S_FROZEN = 2
+S_STUNNED = 4
+S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -85,16 +97,18 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
     if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
         cloud[px[j] * width + py[j]] = w
         return
-    strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
-    wall = fort if siege and px[j] == wall_col else 0
-    cannot_move = stunned[j] != 0 or paralysed[j] != 0
-    far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
-    dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
     dtype = W[L.W_TYPE, w]
-    if dtype == L.T_PARALYSIS:  # C-4.9: resisted by MR
+    if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
+        if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
+            return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
         if not resists(s, U[L.U_MR, tj], NORMAL):
             paralysed[j] = 1
         return
+    strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
+    wall = fort if siege and px[j] == wall_col else 0  # C-3 step 4
+    cannot_move = stunned[j] != 0 or paralysed[j] != 0
+    far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
+    dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
     if dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
         poison[j] += dmg
         return
@@ -111,7 +125,8 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
             frozen[j] = 1
     elif dtype == L.T_SHOCK:  # C-4.4: an MR check or a strength check (C-2.3) avoids it
         if not resists(s, U[L.U_MR, tj], NORMAL):
-            if not check_roll(s, np.int64(P[R.STRENGTH_CHECK])) < U[L.U_STR, tj]:
+            # C-4.3: a frozen unit checks with 1 less strength
+            if not check_roll(s, np.int64(P[R.STRENGTH_CHECK])) < U[L.U_STR, tj] - frozen[j]:
                 stunned[j] = 1
     elif dtype == L.T_DECAY:  # C-4.8
         decaying[j] = 1
@@ -157,29 +172,66 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(error_model="numpy")
-def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, wall_col, P, cand):
-    """C-8.3: step 1 tile toward the nearest enemy unless one is in reach."""
-    ti = itype[i]
-    best = -1
+@njit(inline="always", error_model="numpy")
+def _nearest_enemy(s, i, iside, state, px, py, P, cand):
+    """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
+
+    [default] Among equally near enemies one is drawn at random; with
+    ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+    """
+    k = 0
     dmin = 1 << 30
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] != iside[i]:
             d = _cheb(px[i], py[i], px[j], py[j])
             if d < dmin:
                 dmin = d
-                best = j
-    if best < 0 or dmin <= 1:
-        return
-    # In reach: a ranged weapon (C-5.5 needs no adjacent enemy, true here as dmin > 1).
+                k = 0
+            if d == dmin:
+                cand[k] = j
+                k += 1
+    if k == 0:
+        return -1, dmin
+    if k == 1 or P[R.RANDOM_NEAREST] == 0:
+        return cand[0], dmin
+    return cand[bounded(s, k)], dmin
+
+
+@njit(error_model="numpy")
+def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
+    """C-6 [default]: the nearest free wall tile of i (ties at random) and its distance."""
+    k = 0
+    dmin = 1 << 30
+    for y in range(width):
+        if grid[wall_col * width + y] < 0:
+            d = _cheb(px[i], py[i], wall_col, y)
+            if d < dmin:
+                dmin = d
+                k = 0
+            if d == dmin:
+                cand[k] = y
+                k += 1
+    if k == 0:
+        return -1, dmin
+    return cand[bounded(s, k)], dmin
+
+
+@njit(inline="always", error_model="numpy")
+def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
+    """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
+    ti = itype[i]
     w0 = U[L.U_W0, ti]
     for k in range(U[L.U_NW, ti]):
         w = w0 + k
         if W[L.W_RANGE, w] > 1 and not W[L.W_FLAGS, w] & L.F_PREBATTLE:
             if _eff_range(i, w, W, px, siege, wall_col, P) >= dmin:
-                return
-    tx = px[best]
-    ty = py[best]
+                return True
+    return False
+
+
+@njit(inline="always", error_model="numpy")
+def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
+    """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
     ny = py[i] + _sign(ty - py[i])
     if grid[nx * width + ny] < 0:
@@ -210,6 +262,100 @@ def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, w
 
 
 @njit(error_model="numpy")
+def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, wall_col, P, cand):
+    """C-8.3: step 1 tile toward the nearest enemy unless one is in reach."""
+    j, dmin = _nearest_enemy(s, i, iside, state, px, py, P, cand)
+    if j < 0 or dmin <= 1:
+        return
+    if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
+        return
+    if siege and iside[i] == 1 and P[R.HOLD_WALL] != 0 and px[i] >= wall_col:
+        # C-6 [default] holding the wall: never off it; from behind, onto a free wall tile.
+        if px[i] == wall_col:
+            return
+        y, dwall = _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand)
+        if y >= 0:
+            _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
+        return
+    _step_toward(s, i, px[j], py[j], dmin, px, py, grid, width, length, P, cand)
+
+
+@njit(error_model="numpy")
+def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand):
+    """C-7.4, C-7.5: i leaves its tile for a random free tile next to a random enemy.
+
+    It stays where it is when that enemy has no free tile around it.
+    """
+    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+    if j < 0:
+        return
+    k = 0
+    for dx in range(-1, 2):
+        for dy in range(-1, 2):
+            ax = px[j] + dx
+            ay = py[j] + dy
+            if 0 <= ax < length and 0 <= ay < width and grid[ax * width + ay] < 0:
+                cand[k] = ax * width + ay
+                k += 1
+    if k > 0:
+        t = cand[bounded(s, k)]
+        grid[px[i] * width + py[i]] = -1
+        px[i] = t // width
+        py[i] = t % width
+        grid[t] = i
+
+
+@njit(error_model="numpy")
+def _clear_clouds(s, cloud, P):
+    """C-8.2: each cloud is removed with chance ``CLOUD_CLEAR``."""
+    for c in range(cloud.shape[0]):
+        if cloud[c] >= 0 and chance(s, P[R.CLOUD_CLEAR]):
+            cloud[c] = -1
+
+
+@njit(error_model="numpy")
+def _rout(j, state, px, py, grid, width, dbg, seq):
+    state[j] = ROUTED
+    grid[px[j] * width + py[j]] = -1
+    dbg[j, D_GONE_SEQ] = seq
+
+
+@njit(error_model="numpy")
+def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq):
+    """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
+
+    [default] ``FEAR_EACH``: one check per adjacent fear unit, against that
+    unit's fear, so two fear units make a unit check twice.  Otherwise one
+    check a round against the highest adjacent fear.  Returns the event number.
+    """
+    n = itype.shape[0]
+    base = np.int64(P[R.FEAR_DIE_BASE])
+    if P[R.FEAR_EACH] != 0:
+        for i in range(n):
+            fear = U[L.U_FEAR, itype[i]]
+            if state[i] != ALIVE or fear == 0:
+                continue
+            for j in range(n):
+                if state[j] == ALIVE and iside[j] != iside[i]:
+                    if _cheb(px[i], py[i], px[j], py[j]) == 1:
+                        if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+                            seq += 1
+                            _rout(j, state, px, py, grid, width, dbg, seq)
+        return seq
+    for j in range(n):
+        if state[j] != ALIVE:
+            continue
+        k = _adjacent_enemies(j, iside, px, py, grid, width, length, cand)
+        fear = 0
+        for q in range(k):
+            fear = max(fear, U[L.U_FEAR, itype[cand[q]]])
+        if fear > 0 and fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+            seq += 1
+            _rout(j, state, px, py, grid, width, dbg, seq)
+    return seq
+
+
+@njit(error_model="numpy")
 def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
              burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq):  # fmt: skip
     """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
@@ -219,6 +365,8 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
         ti = itype[i]
         if burning[i]:  # C-4.2: fire damage reduced by fire resistance, not armour
             d = oed(s, np.int64(P[R.BURN_DIE]))
+            if vulnerable_to(U, ti, L.T_FIRE):  # doubled on fire-vulnerable units
+                d *= 2
             d = (d * (100 - U[L.U_RES0 + L.T_FIRE, ti])) // 100
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
             if chance(s, P[R.BURN_STOP]):
@@ -256,6 +404,24 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
 
 
+@njit(inline="always", error_model="numpy")
+def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
+    """True when steps 9-10 can change nothing any more (and would draw no number).
+
+    No living unit burns, is frozen, stunned, paralysed, decaying or poisoned,
+    or regenerates below its max HP; clouds are the caller's to check.  The
+    rest of the 75 extra rounds can then be skipped without changing a bit.
+    """
+    for i in range(itype.shape[0]):
+        if state[i] != ALIVE:
+            continue
+        if burning[i] or frozen[i] or stunned[i] or paralysed[i] or decaying[i] or poison[i] > 0:
+            return False
+        if U[L.U_FLAGS, itype[i]] & L.UF_REGENERATION and hp[i] < maxhp[i]:
+            return False
+    return True
+
+
 @njit(error_model="numpy")
 def _side_counts(iside, state):
     a = 0
@@ -267,6 +433,53 @@ def _side_counts(iside, state):
             else:
                 b += 1
     return a, b
+
+
+@njit(error_model="numpy")
+def _any_weapon_flag(W, flag):
+    for w in range(W.shape[1]):
+        if W[L.W_FLAGS, w] & flag:
+            return True
+    return False
+
+
+@njit(error_model="numpy")
+def _side_has_weapon_flag(U, W, itype, iside, side, flag):
+    for i in range(itype.shape[0]):
+        if iside[i] == side:
+            ti = itype[i]
+            for k in range(U[L.U_NW, ti]):
+                if W[L.W_FLAGS, U[L.U_W0, ti] + k] & flag:
+                    return True
+    return False
+
+
+@njit(error_model="numpy")
+def _any_fear(U, itype):
+    for i in range(itype.shape[0]):
+        if U[L.U_FEAR, itype[i]] > 0:
+            return True
+    return False
+
+
+@njit(inline="always", error_model="numpy")
+def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wall_col,
+                 last_fire, P, cand):  # fmt: skip
+    """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
+
+    C-5.2: a reloading weapon does not fire (the other shots of the round it
+    fired in still fly).  The target is a random enemy at distance lo..hi,
+    capped by the weapon's range when ``hi`` is negative (C-5.1).  Returns
+    ``(target, far)``, ``far`` true beyond half the range (C-5.3).
+    """
+    if last_fire[i, k] != rnd and rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
+        return -1, False
+    r = _eff_range(i, w, W, px, siege, wall_col, P)
+    j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, cand)
+    if j < 0:
+        return -1, False
+    last_fire[i, k] = rnd
+    return j, _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
 
 
 @njit(error_model="numpy")
@@ -304,6 +517,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
         fatigue_start = max(100, 100 + n)
     max_rounds = np.int64(P[R.MAX_ROUNDS])
+    # Battles without clouds or fear skip those steps' loops entirely.
+    clouds = _any_weapon_flag(W, L.F_CLOUD)
+    fear = _any_fear(U, itype)
 
     # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
     for phase in range(2):
@@ -322,56 +538,39 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                                 cloud, width, wall_col, fort, siege, burning, frozen, stunned,
                                 paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
 
-    # C-7.3 siege rounds: only siege weapons fire, at random enemies in range.
-    if siege:
-        attacker_has_siege = False
-        for i in range(n):
-            ti = itype[i]
-            if iside[i] == 0:
+    if siege and _side_has_weapon_flag(U, W, itype, iside, 0, L.F_SIEGE):
+        # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
+        # shots and reload; [default] a bombardment at any distance, then steps 9-10.
+        hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
+        lo = 0 if P[R.BOMBARD] != 0 else 2
+        for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
+            for i in range(n):
+                if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
+                    continue
+                ti = itype[i]
                 for k in range(U[L.U_NW, ti]):
-                    if W[L.W_FLAGS, U[L.U_W0, ti] + k] & L.F_SIEGE:
-                        attacker_has_siege = True
-        if attacker_has_siege:
-            for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
-                for i in range(n):
-                    if state[i] != ALIVE:
+                    w = U[L.U_W0, ti] + k
+                    if not W[L.W_FLAGS, w] & L.F_SIEGE:
                         continue
-                    ti = itype[i]
-                    for k in range(U[L.U_NW, ti]):
-                        w = U[L.U_W0, ti] + k
-                        if not W[L.W_FLAGS, w] & L.F_SIEGE:
-                            continue
-                        if rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
-                            continue
-                        r = _eff_range(i, w, W, px, siege, wall_col, P)
-                        j = _random_enemy(s, i, 2, r, iside, state, px, py, cand)
+                    for _ in range(W[L.W_SHOTS, w]):
+                        j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
+                                              py, siege, wall_col, last_fire, P, cand)  # fmt: skip
                         if j >= 0:
-                            last_fire[i, k] = rnd
                             seq += 1
-                            far = _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
                             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
                                     cloud, width, wall_col, fort, siege, burning, frozen, stunned,
                                     paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
-        # C-7.4 [default]: tunnelling units surface next to a random enemy.
+            seq += 1
+            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                     seq)  # fmt: skip
+    if siege:
+        # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
+        tunnellers = np.int64(P[R.TUNNELLERS])
         for i in range(n):
             if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
-                j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
-                if j < 0:
-                    continue
-                k = 0
-                for dx in range(-1, 2):
-                    for dy in range(-1, 2):
-                        ax = px[j] + dx
-                        ay = py[j] + dy
-                        if 0 <= ax < length and 0 <= ay < width and grid[ax * width + ay] < 0:
-                            cand[k] = ax * width + ay
-                            k += 1
-                if k > 0:
-                    t = cand[bounded(s, k)]
-                    grid[px[i] * width + py[i]] = -1
-                    px[i] = t // width
-                    py[i] = t % width
-                    grid[t] = i
+                if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
+                    _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand)
 
     outcome = DRAW
     rounds = 0
@@ -388,9 +587,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             for i in range(n):
                 _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
         # 2. clouds disperse
-        for c in range(cloud.shape[0]):
-            if cloud[c] >= 0 and chance(s, P[R.CLOUD_CLEAR]):
-                cloud[c] = -1
+        if clouds:
+            _clear_clouds(s, cloud, P)
         # 3-4. movement, attacker first (instance order); fast units move twice
         for sweep in range(2):
             for i in range(n):
@@ -399,22 +597,15 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 fl = U[L.U_FLAGS, itype[i]]
                 if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
                     continue
+                if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
+                    if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
+                        _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
+                                               cand)  # fmt: skip
                 _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege,
                       wall_col, P, cand)  # fmt: skip
-        # 5. fear: each adjacent enemy of a fear unit checks morale or routs
-        for i in range(n):
-            fear = U[L.U_FEAR, itype[i]]
-            if state[i] != ALIVE or fear == 0:
-                continue
-            for j in range(n):
-                if state[j] == ALIVE and iside[j] != iside[i]:
-                    if _cheb(px[i], py[i], px[j], py[j]) == 1:
-                        die = np.int64(P[R.FEAR_DIE_BASE]) + fear
-                        if fails_morale(s, U[L.U_MORALE, itype[j]], die):
-                            seq += 1
-                            state[j] = ROUTED
-                            grid[px[j] * width + py[j]] = -1
-                            dbg[j, D_GONE_SEQ] = seq
+        # 5. fear
+        if fear:
+            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)
         # 6-7. attack order: wands first, then initiative, ties at random
         m = 0
         for i in range(n):
@@ -441,18 +632,13 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if state[i] != ALIVE or stunned[i] or paralysed[i]:
                 continue  # killed, routed or stunned before its attack came
             w = atk_w[e]
-            k = atk_slot[e]
             if W[L.W_RANGE, w] > 1:
                 if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
                     continue  # C-5.5: melee weapons fight instead
-                if last_fire[i, k] != rnd and rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
-                    continue  # C-5.2: reloading (the other shots of this round still fly)
-                r = _eff_range(i, w, W, px, siege, wall_col, P)
-                j = _random_enemy(s, i, 2, r, iside, state, px, py, cand)
+                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, 2, -1, U, W, iside, state, px,
+                                      py, siege, wall_col, last_fire, P, cand)  # fmt: skip
                 if j < 0:
                     continue
-                last_fire[i, k] = rnd
-                far = _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2  # C-5.3
             else:
                 k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
                 if k_adj == 0:
@@ -463,18 +649,25 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
                     dealt, P, dbg, seq)  # fmt: skip
-        # 9-10. ongoing effects and clouds
+        # 9-10. ongoing effects and clouds (a settled battle skips the call)
         seq += 1
-        _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
-                 fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                 seq)  # fmt: skip
+        if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                  paralysed, decaying, poison):  # fmt: skip
+            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                     seq)  # fmt: skip
         a, b = _side_counts(iside, state)
         rounds = rnd
         rnd += 1
-    # 11. the end: 75 more rounds of steps 9-10 only, then count survivors.
+    # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
     extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
     for _ in range(extra):
+        if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                   paralysed, decaying, poison):  # fmt: skip
+            break
         seq += 1
+        if clouds:
+            _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
         _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                  fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
                  seq)  # fmt: skip
@@ -490,16 +683,43 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     for i in range(n):
         dbg[i, D_HP] = hp[i]
         dbg[i, D_STATE] = state[i]
+        dbg[i, D_TYPE] = itype[i]
+        dbg[i, D_X] = px[i]
+        dbg[i, D_Y] = py[i]
+        dbg[i, D_STATUS] = (
+            S_BURNING * (burning[i] != 0) + S_FROZEN * (frozen[i] != 0)
+            + S_STUNNED * (stunned[i] != 0) + S_PARALYSED * (paralysed[i] != 0)
+        )  # fmt: skip
     return outcome, rounds
 
 
+@njit(error_model="numpy")
+def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
+    """C-6 [default]: shuffle the unit types (and parts) among the slots of each role.
+
+    ``shuffle_idx[shuffle_bounds[g]:shuffle_bounds[g + 1]]`` are the slots of
+    role group g (one side's melee or ranged slots).  Fisher-Yates from any
+    arrangement gives a uniform one, so the arrays need no reset between battles.
+    """
+    for g in range(shuffle_bounds.shape[0] - 1):
+        lo = shuffle_bounds[g]
+        for a in range(shuffle_bounds[g + 1] - 1, lo, -1):
+            b = lo + bounded(s, a - lo + 1)
+            ia = shuffle_idx[a]
+            ib = shuffle_idx[b]
+            btype[ia], btype[ib] = btype[ib], btype[ia]
+            bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
+
+
 @njit(cache=True, parallel=True, error_model="numpy")
-def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, width, length,
-                wall_col, fort, siege, P, max_weapons, max_attacks,
+def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
+                shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
                 agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` battles in chunks of ``chunk``, one stream per chunk.
 
+    ``itype``, ``ipart`` give the unit type and army part of each slot before
+    :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
     ``agg_*`` arrays have a leading chunk axis and are accumulated per chunk:
     outcome counts (3), a rounds histogram, per-part histograms of survivors
     and routed counts, and the sum and sum of squares of damage dealt per side.
@@ -510,6 +730,8 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, widt
     max_round_bin = agg_rounds.shape[1] - 1
     for c in prange(states.shape[0]):
         s = states[c]
+        btype = itype.copy()
+        bpart = ipart.copy()
         hp = np.zeros(n, np.int64)
         maxhp = np.zeros(n, np.int64)
         px = np.zeros(n, np.int64)
@@ -528,15 +750,16 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, widt
         atk_w = np.zeros(max_attacks, np.int64)
         atk_slot = np.zeros(max_attacks, np.int64)
         atk_key = np.zeros(max_attacks, np.int64)
-        cand = np.zeros(max(n, 9), np.int64)
+        cand = np.zeros(max(n, 9, width), np.int64)
         dealt = np.zeros(2, np.int64)
         dbg = np.zeros((n, N_DEBUG), np.int64)
         n_parts = agg_surv.shape[1]
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
+            deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
-                s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
+                s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
             )  # fmt: skip
@@ -544,9 +767,9 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, widt
             routed[:] = 0
             for i in range(n):
                 if state[i] == ALIVE:
-                    surv[ipart[i]] += 1
+                    surv[bpart[i]] += 1
                 elif state[i] == ROUTED:
-                    routed[ipart[i]] += 1
+                    routed[bpart[i]] += 1
             agg_outcome[c, outcome] += 1
             agg_rounds[c, min(rounds, max_round_bin)] += 1
             for p in range(n_parts):
@@ -562,4 +785,5 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, widt
                 t_routed[trial, :] = routed
                 t_dealt[trial, :] = dealt
             if debug:
+                dbg[:, D_PART] = bpart
                 t_debug[trial, :, :] = dbg

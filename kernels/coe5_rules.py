@@ -18,9 +18,15 @@ FATIGUE_START = 10  # C-8.1 [default] round F; negative means max(100, 100 + uni
 MAX_ROUNDS = 11  # C-8.11 [default] draw when reached
 EXTRA_ROUNDS = 12  # C-8.11 rounds of ongoing effects after the end
 SIEGE_ROUNDS = 13  # C-7.3 siege rounds before round 1
-WALL_RANGE_BONUS = 14  # C-5.4 extra range on a wall
+WALL_RANGE_BONUS = 14  # C-5.4 extra range on the wall (already chosen for the fort level)
 FEAR_DIE_BASE = 15  # C-2.4 [default] fear check die = this + fear level
 STRENGTH_CHECK = 16  # C-2.3 [default] difficulty code of strength checks (1: Normal, 2d4)
 SIDESTEP = 17  # C-8.3 [default] 1: a blocked unit takes a free tile that is as close
 HALVE_FINAL = 18  # C-5.3 [default] 0: halve the raw roll; 1: halve the final damage
-N_PARAMS = 19
+RANDOM_NEAREST = 19  # C-8.3 [default] 1: random among equally near enemies; 0: lowest index
+HOLD_WALL = 20  # C-6 [default] 1: siege defenders hold the wall column
+BOMBARD = 21  # C-7.3 [default] 1: siege rounds fire at any distance; 0: within range
+TUNNELLERS = 22  # C-7.4 [default] 1: the attacker's units tunnel; 2: both sides; 0: none
+BURROW_CHANCE = 23  # C-7.5 [default] chance per round that a combat burrower burrows
+FEAR_EACH = 24  # C-8.5 [default] 1: one check per adjacent fear unit; 0: one, the strongest
+N_PARAMS = 25

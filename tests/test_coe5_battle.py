@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import montecarlo as mc
-from kernels.coe5_battle import ALIVE, D_GONE_SEQ, D_HP, D_LAST_ACT_SEQ, D_MAX_HP_SEEN, D_STATE
+from kernels.coe5_battle import (
+    ALIVE,
+    D_GONE_SEQ,
+    D_HP,
+    D_LAST_ACT_SEQ,
+    D_MAX_HP_SEEN,
+    D_PART,
+    D_STATE,
+    D_TYPE,
+)
 from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.duel import duel_exact
 from montecarlo.coe5.units import Unit, Weapon, load_units
@@ -129,7 +138,8 @@ def test_invariants(att, dfd, seed, siege):
                 keep_trials=True, _debug=True)  # fmt: skip
     dep = r.deployment
     dbg = r.trials.debug
-    max_hp = np.array([dep.types[t].hp for t in dep.itype])
+    # C-6: the unit types are dealt out to the slots afresh in every battle
+    max_hp = np.array([u.hp for u in dep.types])[dbg[:, :, D_TYPE]]
     gone = dbg[:, :, D_GONE_SEQ]
     acted = dbg[:, :, D_LAST_ACT_SEQ]
     # no unit acts after its death or rout
@@ -141,8 +151,10 @@ def test_invariants(att, dfd, seed, siege):
     assert (dbg[:, :, D_HP][alive] > 0).all()
     # counts conserve: survivors + dead + routed = start, per part
     for k, part in enumerate(r.parts):
-        in_part = dep.ipart == k
-        surv = alive[:, in_part].sum(axis=1)
+        in_part = dbg[:, :, D_PART] == k
+        assert (in_part.sum(axis=1) == part.count).all()
+        assert (dbg[:, :, D_TYPE][in_part] == dep.types.index(part.unit)).all()
+        surv = (alive & in_part).sum(axis=1)
         np.testing.assert_array_equal(surv, r.trials.survivors[:, k])
         dead = r.trials.survivors[:, k] + r.trials.routed[:, k]
         assert (dead <= part.count).all()

@@ -55,16 +55,33 @@ class BattleRules:
     max_rounds: int = 10_000  # C-8.11
     extra_rounds: int = 75  # C-8.11
     siege_rounds: int = 15  # C-7.3
-    wall_range_bonus: int = 1  # C-5.4
+    siege_bombardment: bool = True  # C-7.3: siege rounds fire at any distance (else in range)
+    tunnelling: str = "attacker"  # C-7.4: who tunnels: "attacker", "both" or "none"
+    burrow_chance: float = 0.25  # C-7.5: chance per round that a combat burrower burrows
+    wall_range_bonus: int = 1  # C-5.4: extra range on a wall of fort below high_wall_fort
+    high_wall_range_bonus: int = 2  # C-5.4: extra range behind a high wall
+    high_wall_fort: int = 3  # C-5.4: the fortification level from which a wall is high
+    shuffle_deployment: bool = True  # C-6: deal units out to the slots of their role at random
+    siege_deployment: str = "ranged_first"  # C-6: wall filled "ranged_first" or "melee_first"
+    hold_wall: bool = True  # C-6: siege defenders hold the wall column
     fear_die_base: int = 6  # C-2.4
+    fear_checks: str = "each"  # C-8.5: one check per adjacent fear unit, or "strongest" only
     strength_check: str = "normal"  # C-2.3: difficulty of strength checks (against shock)
+    random_nearest: bool = True  # C-8.3: random among equally near enemies (else the first)
     sidestep: bool = True  # C-8.3: a blocked unit takes an equally close free tile
     long_range_halving: str = "raw"  # C-5.3: "raw" roll at step 1, or "final" damage
+
+    def wall_bonus(self, fort: int) -> int:
+        """C-5.4: the range a ranged weapon gains on a wall of fortification ``fort``."""
+        if fort >= self.high_wall_fort:
+            return self.high_wall_range_bonus
+        return self.wall_range_bonus
 
     def to_array(self) -> np.ndarray:
         """The float64 parameter array in :mod:`kernels.coe5_rules` order."""
         for name in ("burn_chance", "burn_stop", "freeze_chance", "thaw_chance",
-                     "stun_recover", "paralysis_end", "regen_fraction", "cloud_clear"):  # fmt: skip
+                     "stun_recover", "paralysis_end", "regen_fraction", "cloud_clear",
+                     "burrow_chance"):  # fmt: skip
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise InputError(f"rules.{name} is a probability in [0, 1], got {value}")
@@ -93,7 +110,22 @@ class BattleRules:
         p[R.HALVE_FINAL] = float(
             _choice(self.long_range_halving, ("raw", "final"), "long_range_halving") == "final"
         )
+        p[R.RANDOM_NEAREST] = float(self.random_nearest)
+        p[R.HOLD_WALL] = float(self.hold_wall)
+        p[R.BOMBARD] = float(self.siege_bombardment)
+        p[R.TUNNELLERS] = TUNNELLERS[_choice(self.tunnelling, TUNNELLERS, "tunnelling")]
+        p[R.BURROW_CHANCE] = self.burrow_chance
+        p[R.FEAR_EACH] = float(_choice(self.fear_checks, FEAR_CHECKS, "fear_checks") == "each")
+        _choice(self.siege_deployment, SIEGE_DEPLOYMENTS, "siege_deployment")
         return p
+
+
+#: C-7.4: ``BattleRules.tunnelling`` -> how many sides (from the attacker) tunnel.
+TUNNELLERS = {"none": 0, "attacker": 1, "both": 2}
+#: C-8.5: ``BattleRules.fear_checks``.
+FEAR_CHECKS = ("each", "strongest")
+#: C-6: ``BattleRules.siege_deployment``.
+SIEGE_DEPLOYMENTS = ("ranged_first", "melee_first")
 
 
 def _choice(value: str, options, name: str) -> str:
@@ -138,6 +170,8 @@ class _Battles:
         self.width, self.length = width, length
         self.siege, self.fort = bool(siege), int(fort) if siege else 0
         self.params = rules.to_array()
+        self.params[R.WALL_RANGE_BONUS] = rules.wall_bonus(self.fort)
+        self.shuffle_idx, self.shuffle_bounds = dep.shuffle_groups(rules.shuffle_deployment)
         self.max_rounds = rules.max_rounds
         self.max_weapons = max(len(u.weapons) for u in dep.types)
         shots = [sum(w.shots for w in dep.types[t].weapons) for t in dep.itype]
@@ -176,7 +210,8 @@ class _Battles:
         d = self.dep
         run_battles(
             states, BATTLE_CHUNK, n_trials, self.U, self.W, d.itype, d.iside, d.ipart, d.x, d.y,
-            self.width, self.length, d.wall_col, self.fort, self.siege, self.params,
+            self.shuffle_idx, self.shuffle_bounds, self.width, self.length, d.wall_col,
+            self.fort, self.siege, self.params,
             self.max_weapons, self.max_attacks, agg_outcome, agg_rounds, agg_surv, agg_routed,
             agg_dealt, agg_dealt_sq, keep or debug, t_outcome, t_rounds, t_surv, t_routed,
             t_dealt, debug, t_debug,
@@ -239,7 +274,7 @@ def matchup(
         SPEC 7 seeding; the same seed gives the same result for any ``threads``.
     siege, fort : bool, int
         A siege puts a wall of fortification ``fort`` (1-3) on the defender's
-        front column (C-6, C-7.3).
+        front column, which the defender fills first and holds (C-6, C-7.3).
     width, length : int
         Grid rows and columns (C-6 [default] 10 × 20).
     rules : BattleRules, optional
@@ -278,7 +313,7 @@ def matchup(
     rules = rules or BattleRules()
     att = parse_army(attacker, roster)
     dfd = parse_army(defender, roster)
-    dep = deploy(att, dfd, width, length)
+    dep = deploy(att, dfd, width, length, siege=siege, siege_deployment=rules.siege_deployment)
     battles = _Battles(dep, siege, fort, width, length, rules)
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()

@@ -83,14 +83,18 @@ def _rows_center_out(width: int) -> list[int]:
 
 @dataclass(frozen=True)
 class Deployment:
-    """Unit instances of a battle, in movement order (attacker first, front first).
+    """Deployment slots of a battle, in movement order (attacker first, front first).
 
     Attributes
     ----------
     parts : list of Part
         Attacker parts, then defender parts.
     itype, iside, ipart, x, y : numpy.ndarray
-        Per instance: unit-type index (into ``types``), side, part, column, row.
+        Per slot: unit-type index (into ``types``), side, part, column, row.
+        ``itype`` and ``ipart`` are the written order; each battle deals the
+        units of a role out to that role's slots at random (C-6 [default]).
+    irole : numpy.ndarray
+        Per slot: 0 melee, 1 ranged.
     types : list of Unit
         Distinct unit types, in packing order.
     wall_col : int
@@ -105,15 +109,72 @@ class Deployment:
     y: np.ndarray
     types: list[Unit]
     wall_col: int
+    irole: np.ndarray
+
+    def shuffle_groups(self, shuffle: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Slots to shuffle per battle, as ``(idx, bounds)`` for ``kernels.coe5_battle.deal_out``.
+
+        One group per side and role that holds more than one unit type; the
+        others need no shuffle, so a battle of one unit type per role pays
+        nothing.  With ``shuffle=False`` there are no groups (written order).
+        """
+        idx: list[int] = []
+        bounds = [0]
+        if shuffle:
+            for side in (0, 1):
+                for role in (0, 1):
+                    slots = np.flatnonzero((self.iside == side) & (self.irole == role))
+                    if len(set(self.itype[slots].tolist())) > 1:
+                        idx.extend(slots.tolist())
+                        bounds.append(len(idx))
+        return np.asarray(idx, dtype=np.int64), np.asarray(bounds, dtype=np.int64)
+
+
+def _columns(n: int, width: int) -> int:
+    return math.ceil(n / width)
+
+
+def _side_slots(
+    melee: list[int], ranged: list[int], width: int, wall_first: bool
+) -> tuple[list[tuple[int, int, int, int]], int]:
+    """Slots of one side as (part, column offset from its edge, row, role), front first.
+
+    The open-field layout (C-6): melee in front, ranged behind, each role from
+    a fresh column.  With ``wall_first`` (a siege defender, C-6 [default]) the
+    front column is filled first from ``ranged + melee`` in that order, and the
+    rest stand behind it in the open-field layout.  Also returns the columns used.
+    """
+    rows = _rows_center_out(width)
+    slots: list[tuple[int, int, int, int]] = []
+    wall: list[tuple[int, int]] = []
+    if wall_first:
+        queue = [(k, 1) for k in ranged] + [(k, 0) for k in melee]
+        wall = queue[:width]
+        melee = [k for k, role in queue[width:] if role == 0]
+        ranged = [k for k, role in queue[width:] if role == 1]
+    cm, cr = _columns(len(melee), width), _columns(len(ranged), width)
+    front = cm + cr + (1 if wall else 0) - 1
+    slots += [(k, front, rows[idx], role) for idx, (k, role) in enumerate(wall)]
+    slots += [(k, cr + cm - 1 - idx // width, rows[idx % width], 0) for idx, k in enumerate(melee)]
+    slots += [(k, cr - 1 - idx // width, rows[idx % width], 1) for idx, k in enumerate(ranged)]
+    return slots, front + 1
 
 
 def deploy(
-    attacker: list[tuple[Unit, int]], defender: list[tuple[Unit, int]], width: int, length: int
+    attacker: list[tuple[Unit, int]],
+    defender: list[tuple[Unit, int]],
+    width: int,
+    length: int,
+    *,
+    siege: bool = False,
+    siege_deployment: str = "ranged_first",
 ) -> Deployment:
     """Place both armies (C-6): from each edge, melee in front, ranged behind.
 
     Columns fill from the middle row outwards; the frontmost melee column is
-    filled first.  Each side may use at most half the columns.
+    filled first.  Each side may use at most half the columns.  In a siege
+    with ``siege_deployment="ranged_first"`` (C-6 [default]) the defender
+    fills its front column, the wall, first: ranged units, then melee.
     """
     for name, value, lo in (("width", width, 1), ("length", length, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < lo:
@@ -123,36 +184,33 @@ def deploy(
     for p in parts:
         if p.unit not in types:
             types.append(p.unit)
-    rows = _rows_center_out(width)
-    itype, iside, ipart, xs, ys = [], [], [], [], []
+    itype, iside, ipart, xs, ys, roles = [], [], [], [], [], []
     wall_col = length - 1
     for side in (0, 1):
         side_parts = [(k, p) for k, p in enumerate(parts) if p.side == side]
         melee = [k for k, p in side_parts for _ in range(p.count) if not p.unit.is_ranged]
         ranged = [k for k, p in side_parts for _ in range(p.count) if p.unit.is_ranged]
-        cm = math.ceil(len(melee) / width)
-        cr = math.ceil(len(ranged) / width)
-        if cm + cr > length // 2:
+        wall_first = side == 1 and siege and siege_deployment == "ranged_first"
+        placed, columns = _side_slots(melee, ranged, width, wall_first)
+        if columns > length // 2:
             total = len(melee) + len(ranged)
             raise InputError(
                 f"the {'attacker' if side == 0 else 'defender'}'s {total} units need "
-                f"{cm + cr} columns of {width}, but each side has {length // 2} on a "
+                f"{columns} columns of {width}, but each side has {length // 2} on a "
                 f"{width}×{length} field; use fewer units or a larger width/length"
             )
-        # Column offsets from this side's edge: front melee column first.
-        placed = [(k, cr + cm - 1 - idx // width, rows[idx % width]) for idx, k in enumerate(melee)]
-        placed += [(k, cr - 1 - idx // width, rows[idx % width]) for idx, k in enumerate(ranged)]
-        for k, col, row in placed:
+        for k, col, row, role in placed:
             x = col if side == 0 else length - 1 - col
             itype.append(types.index(parts[k].unit))
             iside.append(side)
             ipart.append(k)
             xs.append(x)
             ys.append(row)
+            roles.append(role)
         if side == 1:
-            wall_col = length - 1 - (cr + cm - 1)
+            wall_col = length - 1 - (columns - 1)
     as_array = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
     return Deployment(
         parts, as_array(itype), as_array(iside), as_array(ipart), as_array(xs), as_array(ys),
-        types, wall_col,
+        types, wall_col, as_array(roles),
     )  # fmt: skip

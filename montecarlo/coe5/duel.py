@@ -4,10 +4,13 @@ The state is the joint distribution of (HP of the attacker, HP of the
 defender), with 0 meaning dead.  Each round applies, in RULES.md C-8 order:
 battle fatigue (step 1), the deterministic approach (steps 3-4, simulated
 exactly as the kernel moves), the attacks in initiative order (steps 6-8),
-regeneration (step 9) and the end check (step 11).  Attacks of equal
+regeneration (step 9) and the end check (step 11).  A weapon with several
+shots a round makes that many attacks (C-5.2).  Attacks of equal
 initiative come in a uniformly random order; rather than averaging over all
 k! orders, the programme picks the next attack uniformly among those still
-to come, which gives the same law with k·2^(k-1) attack steps.
+to come, which gives the same law; the state is how many attacks of each
+kind are left, so k distinct attacks take k·2^(k-1) steps and s shots of
+one weapon only s.
 
 Each attack is one matrix product with that weapon's exact damage law
 (:func:`~montecarlo.coe5.damage.damage`), so a 15-vs-20 HP duel takes
@@ -113,6 +116,8 @@ def _check_scope(u: Unit, other: Unit, side: int) -> None:
         why.append(f"it causes fear and {other.name} (morale {other.morale}) can rout")
     if u.decay:
         why.append("it is decaying")
+    if u.combat_burrowing:
+        why.append("it burrows in combat (C-7.5 moves it next to a random enemy)")
     if why:
         raise InputError(f"duel_exact cannot model {u.name}: " + "; ".join(why))
 
@@ -177,7 +182,8 @@ def duel_exact(
     ------
     InputError
         For cases outside the programme's scope (ranged weapons, status
-        effects, fear against a unit that can rout, sieges), with the reason.
+        effects, fear against a unit that can rout, decay, combat burrowing,
+        sieges), with the reason.
     """
     if siege:
         raise InputError("duel_exact does not model sieges (walls and siege rounds)")
@@ -189,18 +195,21 @@ def duel_exact(
     fatigue = rules.fatigue_start if rules.fatigue_start is not None else max(100, 100 + 2)
     ha, hb = ua.hp, ub.hp
 
-    # Attacks of one round: (initiative, side, transition matrix), highest first.
-    attacks: list[tuple[int, int, np.ndarray]] = []
+    # Attacks of one round, grouped by initiative (highest first); within a group,
+    # kinds of attack as [side, transition matrix, count] (count = the weapon's shots).
+    attacks: list[tuple[int, int, np.ndarray, int]] = []
     for side, (me, foe, hp_foe) in enumerate(((ua, ub, hb), (ub, ua, ha))):
         for w in me.weapons:
-            attacks.append((w.initiative, side, _transition(_hit(me, w, foe), hp_foe)))
+            # C-5.2: every shot is its own attack, ordered like any other (C-8.6)
+            attacks.append((w.initiative, side, _transition(_hit(me, w, foe), hp_foe), w.shots))
     attacks.sort(key=lambda x: -x[0])
-    groups: list[list[tuple[int, np.ndarray]]] = []
-    for init, side, t in attacks:
-        if groups and groups[-1][0][0] == init:
-            groups[-1].append((init, side, t))
-        else:
-            groups.append([(init, side, t)])
+    groups: list[list[tuple[int, np.ndarray, int]]] = []
+    last_init = None
+    for init, side, t, shots in attacks:
+        if init != last_init:
+            groups.append([])
+            last_init = init
+        groups[-1].append((side, t, shots))
 
     def apply(p: np.ndarray, side: int, t: np.ndarray) -> np.ndarray:
         q = p.copy()
@@ -211,20 +220,22 @@ def duel_exact(
         return q
 
     def apply_group(p: np.ndarray, group) -> np.ndarray:
-        k = len(group)
-        if k == 1:
-            return apply(p, group[0][1], group[0][2])
-        layers = {(1 << k) - 1: p}
-        for size in range(k, 0, -1):
-            nxt: dict[int, np.ndarray] = {}
-            for mask, m in layers.items():
-                for i in range(k):
-                    if mask >> i & 1:
-                        out = apply(m, group[i][1], group[i][2]) / size
-                        key = mask ^ (1 << i)
+        # C-8.6: a uniformly random order of the group's attacks is the same law
+        # as drawing the next attack uniformly among those still to come; the
+        # state is how many of each kind remain.
+        if len(group) == 1 and group[0][2] == 1:
+            return apply(p, group[0][0], group[0][1])
+        layers = {tuple(g[2] for g in group): p}
+        for left in range(sum(g[2] for g in group), 0, -1):
+            nxt: dict[tuple[int, ...], np.ndarray] = {}
+            for counts, m in layers.items():
+                for i, (side, t, _) in enumerate(group):
+                    if counts[i]:
+                        out = apply(m, side, t) * (counts[i] / left)
+                        key = (*counts[:i], counts[i] - 1, *counts[i + 1 :])
                         nxt[key] = nxt[key] + out if key in nxt else out
             layers = nxt
-        return layers[0]
+        return layers[tuple(0 for _ in group)]
 
     regen = [int(np.ceil(rules.regen_fraction * u.hp - 1e-9)) if u.regeneration else 0
              for u in (ua, ub)]  # fmt: skip

