@@ -8,9 +8,10 @@ area.  Each round every standing character rolls initiative (S-8) and takes
 one action chosen by the policy in ``Q`` (see :class:`montecarlo.sf.fights.Policy`):
 
 1. catch its breath when fatigue is high (S-4);
-2. a caster casts its spell at the area holding the most enemies (S-7);
-3. a back-liner takes cover when threatened (S-6): behind cover where the
-   battlefield has it, or by removing a line of fire only the enemy uses;
+2. a back-liner takes cover when threatened (S-6): behind cover where the
+   battlefield has it (once), or, unless it casts, by removing a secured line
+   of fire that only enemy shooters use;
+3. a caster casts its spell at the area holding the most enemies (S-7);
 4. a shooter shoots (S-6): at the enemy back line through a line of fire
    (securing it is the action, where one is needed and allowed), else into
    an engage area, where the d6 procedure picks who is hit, else at enemy
@@ -665,6 +666,8 @@ def cover_plan(C, S, B, Q, i):
     foe = 1 - side
     if B[F.B_COVER] != 0 and S[S_COVER, i] == 0 and _ranged_threat(C, S, foe):
         return 1
+    if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
+        return 0  # a caster casts rather than fight over lines of fire
     if S[S_LOF, i] != 0 and _line_user(C, S, foe) and not _line_user(C, S, side):
         # the seed: only while the front line holds its engage area
         ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
@@ -782,15 +785,15 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                 # S-4 [default]: catching breath recovers 1d of fatigue
                 S[S_FAT, i] = max(0, S[S_FAT, i] - d6_sum(s, np.int64(Q[F.Q_BREATH_DICE])))
                 continue
-            if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
-                cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
-                continue
             cover = cover_plan(C, S, B, Q, i)
             if cover == 1:
                 S[S_COVER, i] = 1  # S-6: behind cover
                 continue
             if cover == 2:
                 S[S_LOF, :] = 0  # S-6: the secured line of fire is removed
+                continue
+            if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
+                cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
                 continue
             plan = SHOT_NONE
             end = -1
