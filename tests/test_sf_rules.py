@@ -315,6 +315,32 @@ def test_s5_fumbled_shot_in_the_melee_gives_the_enemy_side_an_attack():
     assert_rate(events(r, 1, F.E_OPPORTUNITY), r.n, p)
 
 
+def test_s5_count_rule_for_casting():
+    # A caster and a guard in front against three: 3 - 1 = 2 opportunity attacks per cast.
+    caster = ch("Caster", spells=(NULL_SPELL,), initiative=100)
+    guard = ch("Guard")
+    foe = ch("Foe", weapons=(melee("0"),))
+    r = run([(caster, 1), (guard, 1)], [(foe, 3)], trials=200, seed=25, max_rounds=3)
+    assert events(r, 1, F.E_OPPORTUNITY) == 2 * 3 * r.n
+
+
+def test_s5_fumbled_melee_blow_lets_the_defenders_side_strike():
+    # The Fighter strikes one of two front-liners at random.  After a fumble against
+    # the unarmed one, the armed one takes the opportunity attack; the armed one also
+    # counters a fumble or a dramatic evade of its own (one attack at most).
+    fighter = ch("Fighter", weapons=(melee("0"),), initiative=100)
+    unarmed = ch("Unarmed")
+    armed = ch("Armed", weapons=(melee("0"),), initiative=-100)
+    r = run([(fighter, 1)], [(unarmed, 1), (armed, 1)], battlefield=PLAIN, trials=20_000,
+            seed=26, max_rounds=1)  # fmt: skip
+    vs_unarmed = sf.attack(fighter, unarmed).odds
+    vs_armed = sf.attack(fighter, armed).odds
+    p = 0.5 * float(vs_unarmed.attacker_fumble) + 0.5 * (
+        float(vs_armed.attacker_fumble + vs_armed.defender_dramatic) - 1 / 1296
+    )
+    assert_rate(events(r, 1, F.E_OPPORTUNITY), r.n, p)
+
+
 # -- S-7 magic -------------------------------------------------------------------------------
 def spell_states(area: str, battlefield="open", caster_line="back") -> np.ndarray:
     """Final states after one sleep spell: A = caster, ally front; B = 2 front, 1 back."""
@@ -389,16 +415,18 @@ def test_s8_surprise_per_character():
         run("warrior:2", "orc:2", trials=10, surprise=[7])
 
 
-@pytest.mark.parametrize("rounds", [1, 2])
+@pytest.mark.parametrize("rounds", [1, 2, 3])
 def test_s8_surprised_until_it_has_acted_even_in_round_2(rounds):
-    # A (quick) strikes the surprised B (slow, unarmed) once per round: every strike
-    # lands before B's first action, round 2 included, so all are at -2 to evade.
+    # A (quick) strikes the surprised B (slow, unarmed) once per round: the strikes of
+    # rounds 1 and 2 land before B's first action, at -2 to evade; round 3's does not.
     quick = ch("Quick", weapons=(melee("0"),), initiative=100)
     slow = ch("Slow", initiative=-100)
     r = run([(quick, 1)], [(slow, 1)], trials=10_000, seed=16, max_rounds=rounds, surprise="b")
     assert events(r, 0, F.E_ATTACKS) == rounds * r.n
-    p = float(sf.attack(quick, slow, "Blade", surprised=True).odds.hit)
-    assert_rate(events(r, 0, F.E_HITS), rounds * r.n, p)
+    ps = [float(sf.attack(quick, slow, "Blade", surprised=k < 2).odds.hit) for k in range(rounds)]
+    mean = r.n * sum(ps)
+    sd = np.sqrt(r.n * sum(p * (1 - p) for p in ps))
+    assert abs(events(r, 0, F.E_HITS) - mean) <= 3.29 * sd
 
 
 # -- S-9 battlefields --------------------------------------------------------------------------
@@ -458,9 +486,22 @@ def test_s9_corridor_small_circle_covers_one_end():
 def test_s9_narrow_room_shots_reach_the_back_line_without_a_line_of_fire():
     archer = ch("Archer", tech=3, weapons=(gun("0"),), position="back")
     target = ch("Target", position="back")
-    for bf, shots in (("narrow", 1), (PLAIN, 0)):  # plain ground: round 1 secures a line
-        r = run([(archer, 1)], [(target, 1)], battlefield=bf, trials=100, seed=20, max_rounds=1)
+    # plain ground: round 1 secures a line; corridor and cliff allow none (and there is
+    # no engage area to shoot into)
+    for bf, shots in (("narrow", 2), (PLAIN, 1), ("corridor", 0), ("cliff", 0)):
+        r = run([(archer, 1)], [(target, 1)], battlefield=bf, trials=100, seed=20, max_rounds=2)
         assert events(r, 0, F.E_ATTACKS) == shots * r.n
+
+
+def test_s9_open_battlefield_melee_reaches_everyone():
+    # In the open a back-liner can be struck in melee while its front line stands.
+    fighter = ch("Fighter", combat=100, initiative=100, weapons=(melee("0d+3"),))
+    wall = ch("Wall", armor={"slash": 100})
+    back = ch("Back", position="back")
+    for bf, reached in (("open", True), (PLAIN, False)):
+        r = run([(fighter, 1)], [(wall, 1), (back, 1)], battlefield=bf, trials=2000, seed=27,
+                max_rounds=1)  # fmt: skip
+        assert (r.totals["damage"][2, 0] > 0) == reached
 
 
 def tripper() -> Character:
