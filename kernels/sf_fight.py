@@ -11,7 +11,8 @@ one action chosen by the policy in ``Q`` (see :class:`montecarlo.sf.fights.Polic
 2. a back-liner takes cover when threatened (S-6): behind cover where the
    battlefield has it (once), or, unless it casts, by removing a secured line
    of fire that only enemy shooters use;
-3. a caster casts its spell at the area holding the most enemies (S-7);
+3. a caster casts its spell at the area holding the most enemies net of allies
+   (itself included), when that is more enemies than allies (S-7);
 4. a shooter shoots (S-6): at the enemy back line through a line of fire
    (securing it is the action, where one is needed and allowed), else into
    an engage area, where the d6 procedure picks who is hit, else at enemy
@@ -448,23 +449,57 @@ def _engaged_list(C, S, B, end, shooter, out, foes, allies):
 
 # -- magic (S-7) ---------------------------------------------------------------------------------
 @njit(error_model="numpy")
-def _small_circle(C, S, B, foe):
-    """S-7 small circle: the enemy line (front at an end, or back) holding the most
-    enemies; returns (line, end), front and end 0 first on ties."""
-    ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
-    best_line = 1
-    best_end = -1
-    best = count_at(C, S, foe, 1, -1)
-    for e in range(ends - 1, -1, -1):
-        k = count_at(C, S, foe, 0, e)
-        if k >= best:
-            best, best_line, best_end = k, 0, e
-    return best_line, best_end
+def in_area(C, S, B, i, j, area, line, end):
+    """S-7: ``j`` stands inside the circle ``area`` that ``i`` casts at the enemy ``line``
+    (-1: the whole side) at ``end`` (-1: every end)."""
+    if area == 3 or (area == 2 and B[F.B_NARROW] != 0):
+        return True  # everyone, the caster included [default]
+    if C[F.SIDE, j] != C[F.SIDE, i]:
+        return line < 0 or (S[S_LINE, j] == line and (end < 0 or S[S_END, j] == end))
+    # own front line caught with the engaged enemy front
+    inside = line <= 0 and S[S_LINE, j] == 0 and engaged(C, S, B, j)
+    if inside and line == 0 and B[F.B_OPEN] == 0:
+        inside = S[S_END, j] == end  # S-9 corridor: one end only
+    return inside
 
 
 @njit(error_model="numpy")
-def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
-    """Cast i's spell (S-7), after the opportunity attacks it provokes (S-5)."""
+def _area_score(C, S, B, i, area, line, end):
+    """Enemies minus allies (the caster included) standing inside the area."""
+    score = 0
+    for j in range(C.shape[1]):
+        if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, i, j, area, line, end):
+            score += 1 if C[F.SIDE, j] != C[F.SIDE, i] else -1
+    return score
+
+
+@njit(error_model="numpy")
+def choose_area(C, S, B, i):
+    """The policy's aim for i's spell (S-7): (worth casting, line, end).
+
+    A single-target spell takes a random enemy.  An area spell takes the area
+    with the most enemies net of allies inside (the caster included; a small
+    circle picks the enemy front at one end, or the enemy back line, front and
+    end 0 first on ties), and is cast only when that is more enemies than allies.
+    """
+    area = C[F.SP_AREA, i]
+    if area == 0:
+        return True, -1, -1
+    if area != 1:
+        return _area_score(C, S, B, i, area, -1, -1) > 0, -1, -1
+    best, best_line, best_end = _area_score(C, S, B, i, 1, 1, -1), 1, -1
+    ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
+    for e in range(ends - 1, -1, -1):
+        score = _area_score(C, S, B, i, 1, 0, e)
+        if score >= best:
+            best, best_line, best_end = score, 0, e
+    return best > 0, best_line, best_end
+
+
+@njit(error_model="numpy")
+def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
+    """Cast i's spell at the area (``line``, ``end``) of :func:`choose_area` (S-7),
+    after the opportunity attacks it provokes (S-5)."""
     side = C[F.SIDE, i]
     foe = 1 - side
     S[S_ACT_SEQ, i] = seq
@@ -486,7 +521,6 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
             hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, False)
         if hurt > 0 or S[S_STATUS, i] != F.STANDING:
             return  # S-5: damaged by an opportunity attack, the spell fails
-    # Choose the area holding the most enemies (S-7).
     area = C[F.SP_AREA, i]
     n_t = 0
     if area == 0:
@@ -495,23 +529,9 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
             targets[0] = j
             n_t = 1
     else:
-        everyone = area == 3 or (area == 2 and B[F.B_NARROW] != 0)
-        line, end = -1, -1
-        if area == 1:
-            line, end = _small_circle(C, S, B, foe)
         for j in range(C.shape[1]):
-            if S[S_STATUS, j] != F.STANDING:
-                continue
             # S-7 [default]: the caster is affected when it stands inside its own area
-            if everyone:
-                inside = True
-            elif C[F.SIDE, j] == foe:
-                inside = line < 0 or (S[S_LINE, j] == line and (end < 0 or S[S_END, j] == end))
-            else:  # own front line caught with the engaged enemy front
-                inside = line <= 0 and S[S_LINE, j] == 0 and engaged(C, S, B, j)
-                if inside and line == 0 and B[F.B_OPEN] == 0:
-                    inside = S[S_END, j] == end
-            if inside:
+            if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, i, j, area, line, end):
                 targets[n_t] = j
                 n_t += 1
     strength = C[F.SP_STAT, i] + roll2d6(s)
@@ -793,8 +813,10 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                 S[S_LOF, :] = 0  # S-6: the secured line of fire is removed
                 continue
             if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
-                cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
-                continue
+                worth, line, end = choose_area(C, S, B, i)
+                if worth:
+                    cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets)
+                    continue
             plan = SHOT_NONE
             end = -1
             if C[F.RW, i] != 0 and S[S_AMMO, i] != 0 and (S[S_LINE, i] == 1 or C[F.MW, i] == 0):

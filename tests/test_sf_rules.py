@@ -342,13 +342,13 @@ def test_s5_fumbled_melee_blow_lets_the_defenders_side_strike():
 
 
 # -- S-7 magic -------------------------------------------------------------------------------
-def spell_states(area: str, battlefield="open", caster_line="back") -> np.ndarray:
-    """Final states after one sleep spell: A = caster, ally front; B = 2 front, 1 back."""
+def spell_states(area: str, battlefield="open", caster_line="back", fronts=2) -> np.ndarray:
+    """Final states after one sleep spell: A = caster, ally front; B = fronts, 1 back."""
     caster = ch("Caster", spells=(sleep_spell(area),), position=caster_line, initiative=100)
     ally = ch("Ally", weapons=(melee("0"),), body=-100)
     foe = ch("Foe", weapons=(melee("0"),), body=-100)
     foe_back = ch("FoeBack", position="back")
-    r = run([(caster, 1), (ally, 1)], [(foe, 2), (foe_back, 1)], battlefield=battlefield,
+    r = run([(caster, 1), (ally, 1)], [(foe, fronts), (foe_back, 1)], battlefield=battlefield,
             trials=100, seed=13, max_rounds=1)  # fmt: skip
     shares = r.totals["states"][:, F.FAINTED] / r.n
     assert set(shares) <= {0.0, 1.0}
@@ -368,9 +368,14 @@ def test_s7_spell_areas(area, battlefield, asleep):
     assert spell_states(area, battlefield).tolist() == asleep
 
 
-def test_s7_caster_inside_its_small_circle():
-    # A front-line caster whose small circle takes the enemy front line is inside it.
-    assert spell_states("small", PLAIN, caster_line="front").tolist()[0] == 1
+def test_s7_caster_inside_its_own_area_and_the_policy():
+    # A front-line caster whose small circle takes the enemy front line is inside it:
+    # against 3 front-liners it casts there (3 enemies, 2 allies) and sleeps too.
+    assert spell_states("small", PLAIN, caster_line="front", fronts=3).tolist()[0] == 1
+    # against 2 the front would be 2 against 2: it takes the back line instead
+    assert spell_states("small", PLAIN, caster_line="front").tolist() == [0, 0, 0, 0, 1]
+    # a large circle over more allies than enemies is not cast at all
+    assert spell_states("large", PLAIN, fronts=1).tolist() == [0, 0, 0, 0]
 
 
 def spell_fail_rate(power: int, save: int, strength_mod: int, save_mod: int) -> float:
