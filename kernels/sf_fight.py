@@ -146,6 +146,8 @@ def contact(C, S, B, end):
     standing front-liner there (on the open battlefield everyone is engaged)."""
     if B[F.B_OPEN] != 0:
         return True
+    if B[F.B_CONTACT] == 0:  # the rule switched off: one front line alone is engaged
+        return count_at(C, S, 0, 0, end) > 0 or count_at(C, S, 1, 0, end) > 0
     return count_at(C, S, 0, 0, end) > 0 and count_at(C, S, 1, 0, end) > 0
 
 
@@ -418,19 +420,20 @@ def friendly_fire_pick(s, n):
 
 
 @njit(error_model="numpy")
-def _engaged_list(C, S, B, end, shooter, out, foes, allies):
+def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
     """Standing characters in the engage area at ``end`` but the shooter, listed
     alternately enemy and ally of the shooter, enemies first (S-6 [default]
-    balanced groups); returns how many."""
+    balanced groups), or in slot order; returns how many."""
     side = C[F.SIDE, shooter]
     open_field = B[F.B_OPEN] != 0
+    balanced = Q[F.Q_FF_BALANCED] > 0
     nf = 0
     na = 0
     for j in range(C.shape[1]):
         if j == shooter or S[S_STATUS, j] != F.STANDING:
             continue
         if open_field or (S[S_LINE, j] == 0 and S[S_END, j] == end):
-            if C[F.SIDE, j] == side:
+            if C[F.SIDE, j] == side and balanced:
                 allies[na] = j
                 na += 1
             else:
@@ -449,9 +452,11 @@ def _engaged_list(C, S, B, end, shooter, out, foes, allies):
 
 # -- magic (S-7) ---------------------------------------------------------------------------------
 @njit(error_model="numpy")
-def in_area(C, S, B, i, j, area, line, end):
+def in_area(C, S, B, Q, i, j, area, line, end):
     """S-7: ``j`` stands inside the circle ``area`` that ``i`` casts at the enemy ``line``
     (-1: the whole side) at ``end`` (-1: every end)."""
+    if j == i and Q[F.Q_SELF_AREA] == 0:
+        return False  # the rule switched off: the caster is never affected
     if area == 3 or (area == 2 and B[F.B_NARROW] != 0):
         return True  # everyone, the caster included [default]
     if C[F.SIDE, j] != C[F.SIDE, i]:
@@ -464,17 +469,17 @@ def in_area(C, S, B, i, j, area, line, end):
 
 
 @njit(error_model="numpy")
-def _area_score(C, S, B, i, area, line, end):
+def _area_score(C, S, B, Q, i, area, line, end):
     """Enemies minus allies (the caster included) standing inside the area."""
     score = 0
     for j in range(C.shape[1]):
-        if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, i, j, area, line, end):
+        if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, Q, i, j, area, line, end):
             score += 1 if C[F.SIDE, j] != C[F.SIDE, i] else -1
     return score
 
 
 @njit(error_model="numpy")
-def choose_area(C, S, B, i):
+def choose_area(C, S, B, Q, i):
     """The policy's aim for i's spell (S-7): (worth casting, line, end).
 
     A single-target spell takes a random enemy.  An area spell takes the area
@@ -486,11 +491,11 @@ def choose_area(C, S, B, i):
     if area == 0:
         return True, -1, -1
     if area != 1:
-        return _area_score(C, S, B, i, area, -1, -1) > 0, -1, -1
-    best, best_line, best_end = _area_score(C, S, B, i, 1, 1, -1), 1, -1
+        return _area_score(C, S, B, Q, i, area, -1, -1) > 0, -1, -1
+    best, best_line, best_end = _area_score(C, S, B, Q, i, 1, 1, -1), 1, -1
     ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
     for e in range(ends - 1, -1, -1):
-        score = _area_score(C, S, B, i, 1, 0, e)
+        score = _area_score(C, S, B, Q, i, 1, 0, e)
         if score >= best:
             best, best_line, best_end = score, 0, e
     return best > 0, best_line, best_end
@@ -531,7 +536,7 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
     else:
         for j in range(C.shape[1]):
             # S-7 [default]: the caster is affected when it stands inside its own area
-            if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, i, j, area, line, end):
+            if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, Q, i, j, area, line, end):
                 targets[n_t] = j
                 n_t += 1
     strength = C[F.SP_STAT, i] + roll2d6(s)
@@ -722,7 +727,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
         j = pick_at(s, C, S, foe, 1, -1, cand)
     elif plan == SHOT_ENGAGE:
         # into the engage area: the d6 procedure picks who is hit (S-6)
-        k = _engaged_list(C, S, B, end, i, targets, foes, allies)
+        k = _engaged_list(C, S, B, Q, end, i, targets, foes, allies)
         j = targets[friendly_fire_pick(s, k)] if k > 0 else -1
         ally = j >= 0 and C[F.SIDE, j] == side
     elif plan == SHOT_FRONT:
@@ -813,7 +818,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                 S[S_LOF, :] = 0  # S-6: the secured line of fire is removed
                 continue
             if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
-                worth, line, end = choose_area(C, S, B, i)
+                worth, line, end = choose_area(C, S, B, Q, i)
                 if worth:
                     cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets)
                     continue

@@ -61,7 +61,8 @@ B_SHIP = 5
 B_PINCER_SIDE = 6  # S-9 corridor: -1 none, else the side attacked from both ends
 B_COVER = 7  # the battlefield offers cover: taking cover gives +2 (S-6)
 B_MAX_ROUNDS = 8
-N_B = 9
+B_CONTACT = 9  # S-6 [default] 1: an engage area needs front-liners of both sides (SFRules)
+N_B = 10
 
 # Policy (float64).
 Q_BREATH_AT = 0  # catch breath when fatigue >= this share of HP
@@ -76,7 +77,9 @@ Q_FAINT_EVERY_HIT = 7  # S-4 [default] 1: a faint check on every hit while the c
 Q_SPECIAL_OPP = 8  # S-5 [default] attacks the opponent gets after a fumble or dramatic evade
 Q_TAKE_COVER = 9  # 1: the policy takes cover (S-6, S-8)
 Q_DEATH_AT_HP = 10  # S-4 [default] 0: death check when injury > HP, 1: when injury >= HP
-N_Q = 11
+Q_FF_BALANCED = 11  # S-6 [default] 1: engaged listed enemy/ally alternately, 0: in slot order
+Q_SELF_AREA = 12  # S-7 [default] 1: the caster is affected inside its own area
+N_Q = 13
 
 # Final states (S-10).
 STANDING = 0

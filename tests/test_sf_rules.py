@@ -87,6 +87,11 @@ def test_s6_no_friendly_fire_when_the_enemy_has_no_front_line(battlefield):
     # the same parties in the open (everyone engaged) do hit allies: the test can fail
     o = run(party_a, [(BOWMAN, 1)], battlefield="open", trials=3000, seed=1)
     assert events(o, 0, F.E_FRIENDLY_FIRE) > 0
+    # S-6 [default] switched off: A's lone front line is an engage area, shot into
+    rules = sf.SFRules(engage_needs_contact=False)
+    phantom = run(party_a, [(BOWMAN, 1)], battlefield=battlefield, trials=3000, seed=1,
+                  rules=rules)  # fmt: skip
+    assert events(phantom, 0, F.E_FRIENDLY_FIRE) > 0
 
 
 def test_s6_securing_lines_of_fire_changes_nothing_in_the_open():
@@ -118,6 +123,12 @@ def test_s6_friendly_fire_does_not_depend_on_the_shooters_side(shooter_side):
     assert sf.ally_hit_chance(2, 5) == Fraction(1, 4)
     p = float(sf.ally_hit_chance(2, 5) * sf.attack(SHOOTER, IDLE).odds.hit)
     assert_rate(events(r, shooter_side, F.E_FRIENDLY_FIRE), r.n, p)
+    # S-6 [default] switched off: slot order (side A first) gives side B 1/2 * 2/3
+    slots = run(a, b, trials=20_000, seed=3, max_rounds=1,
+                rules=sf.SFRules(friendly_fire_order="slots"))  # fmt: skip
+    share = Fraction(1, 4) if shooter_side == 0 else Fraction(1, 3)
+    p = float(share * sf.attack(SHOOTER, IDLE).odds.hit)
+    assert_rate(events(slots, shooter_side, F.E_FRIENDLY_FIRE), slots.n, p)
 
 
 def test_s6_ally_hit_chance_is_exact_and_side_free():
@@ -342,14 +353,14 @@ def test_s5_fumbled_melee_blow_lets_the_defenders_side_strike():
 
 
 # -- S-7 magic -------------------------------------------------------------------------------
-def spell_states(area: str, battlefield="open", caster_line="back", fronts=2) -> np.ndarray:
+def spell_states(area: str, battlefield="open", caster_line="back", fronts=2, **kw) -> np.ndarray:
     """Final states after one sleep spell: A = caster, ally front; B = fronts, 1 back."""
     caster = ch("Caster", spells=(sleep_spell(area),), position=caster_line, initiative=100)
     ally = ch("Ally", weapons=(melee("0"),), body=-100)
     foe = ch("Foe", weapons=(melee("0"),), body=-100)
     foe_back = ch("FoeBack", position="back")
     r = run([(caster, 1), (ally, 1)], [(foe, fronts), (foe_back, 1)], battlefield=battlefield,
-            trials=100, seed=13, max_rounds=1)  # fmt: skip
+            trials=100, seed=13, max_rounds=1, **kw)  # fmt: skip
     shares = r.totals["states"][:, F.FAINTED] / r.n
     assert set(shares) <= {0.0, 1.0}
     return shares
@@ -376,6 +387,11 @@ def test_s7_caster_inside_its_own_area_and_the_policy():
     assert spell_states("small", PLAIN, caster_line="front").tolist() == [0, 0, 0, 0, 1]
     # a large circle over more allies than enemies is not cast at all
     assert spell_states("large", PLAIN, fronts=1).tolist() == [0, 0, 0, 0]
+    # S-7 [default] switched off: the caster is never inside its own area
+    outside = sf.SFRules(caster_in_own_area=False)
+    assert spell_states("large", PLAIN, rules=outside).tolist() == [0, 1, 1, 1, 1]
+    with pytest.raises(mc.InputError, match="friendly_fire_order"):
+        sf.SFRules(friendly_fire_order="random")
 
 
 def spell_fail_rate(power: int, save: int, strength_mod: int, save_mod: int) -> float:

@@ -90,6 +90,8 @@ class Policy:
         q[F.Q_FAINT_EVERY_HIT] = float(rules.faint_check_every_hit)
         q[F.Q_SPECIAL_OPP] = rules.special_opportunity_attacks
         q[F.Q_DEATH_AT_HP] = float(rules.death_threshold == ">=")
+        q[F.Q_FF_BALANCED] = float(rules.friendly_fire_order == "balanced")
+        q[F.Q_SELF_AREA] = float(rules.caster_in_own_area)
         return q
 
 
@@ -113,6 +115,17 @@ class SFRules:
     death_threshold : ">" or ">="
         S-4: the death check is made when injury > HP [default], or when
         injury >= HP (the seed says both).
+    engage_needs_contact : bool
+        S-6: an engage area exists only while both sides have a standing
+        front-liner there [default]; False makes one front line alone an
+        engage area (shots into it can then only hit that side).
+    friendly_fire_order : "balanced" or "slots"
+        S-6: the engaged characters fill the d6 groups alternately enemy and
+        ally of the shooter, enemies first [default], or in slot order (side A
+        first), which makes the chance of hitting an ally depend on the side.
+    caster_in_own_area : bool
+        S-7: the caster is affected when it stands inside its own area
+        [default], or never.
     """
 
     clash: str = "totals"
@@ -120,8 +133,16 @@ class SFRules:
     faint_check_every_hit: bool = True
     special_opportunity_attacks: int = 1
     death_threshold: str = ">"
+    engage_needs_contact: bool = True
+    friendly_fire_order: str = "balanced"
+    caster_in_own_area: bool = True
 
     def __post_init__(self) -> None:
+        if self.friendly_fire_order not in ("balanced", "slots"):
+            raise InputError(
+                "rules.friendly_fire_order is 'balanced' or 'slots', "
+                f"not {self.friendly_fire_order!r}"
+            )
         if self.clash not in ("totals", "defender"):
             raise InputError(f"rules.clash is 'totals' or 'defender', not {self.clash!r}")
         if self.death_threshold not in (">", ">="):
@@ -208,10 +229,13 @@ def pack_party(
     return np.array(cols, dtype=np.int64).T.copy()
 
 
-def battlefield_array(bf: Battlefield, pincer: int, max_rounds: int) -> np.ndarray:
+def battlefield_array(
+    bf: Battlefield, pincer: int, max_rounds: int, rules: SFRules | None = None
+) -> np.ndarray:
     """The kernel's battlefield array ``B`` (layout in :mod:`kernels.sf_layout`).
 
-    ``pincer`` is the side attacked from both ends, -1 for none.
+    ``pincer`` is the side attacked from both ends, -1 for none.  The S-6
+    contact rule of ``rules`` rides along, since it decides where engage areas are.
     """
     b = np.zeros(F.N_B, np.int64)
     b[F.B_FRONT_CAP] = bf.front_cap
@@ -223,6 +247,7 @@ def battlefield_array(bf: Battlefield, pincer: int, max_rounds: int) -> np.ndarr
     b[F.B_COVER] = bf.cover
     b[F.B_PINCER_SIDE] = pincer
     b[F.B_MAX_ROUNDS] = max_rounds
+    b[F.B_CONTACT] = (rules or SFRules()).engage_needs_contact
     return b
 
 
@@ -542,8 +567,8 @@ def fight(
                 a = a + extra
         ends = corridor_ends(a, b, pinc, n_rear)
     C = pack_party(a, b, surprised=surprised_slots(surprise, len(a), len(b)), ends=ends)
-    B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"))
     rules = rules or SFRules()
+    B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"), rules)
     Q = policy.to_array(rules)
     ss = resolve_seed(seed, rng)
     n_chars = C.shape[1]
