@@ -565,7 +565,7 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
 
 # -- lines, shots and cover (S-6, S-9) -------------------------------------------------------------
 @njit(error_model="numpy")
-def _fill_front(s, C, S, B, side):
+def _fill_front(s, C, S, B, side, cand):
     """Keep the front line manned (S-9 caps per side and end): back-liners with a melee
     weapon step up where the front is empty, pure melee fighters up to the cap.  A
     pinched side's front-liners at an end with no enemy left turn to the other end."""
@@ -588,19 +588,25 @@ def _fill_front(s, C, S, B, side):
         if side == pinc and count_at(C, S, 1 - side, -1, e) == 0:
             continue  # nobody to face at this end
         front = count_at(C, S, side, 0, e)
-        for j in range(n):
-            if cap > 0 and front >= cap:
+        while cap == 0 or front < cap:
+            k = 0
+            for j in range(n):
+                if C[F.SIDE, j] != side or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 1:
+                    continue
+                if side != pinc and S[S_END, j] != e:
+                    continue  # an attacking group fills its own end
+                pure_melee = C[F.RW, j] == 0 and C[F.SP, j] == 0
+                if C[F.MW, j] != 0 and (front == 0 or pure_melee):
+                    cand[k] = j
+                    k += 1
+            if k == 0:
                 break
-            if C[F.SIDE, j] != side or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 1:
-                continue
-            if side != pinc and S[S_END, j] != e:
-                continue  # an attacking group fills its own end
-            pure_melee = C[F.RW, j] == 0 and C[F.SP, j] == 0
-            if C[F.MW, j] != 0 and (front == 0 or pure_melee):
-                S[S_LINE, j] = 0
-                S[S_END, j] = e
-                S[S_COVER, j] = 0
-                front += 1
+            # a random one of them, so that the written order does not matter
+            j = cand[0] if k == 1 else cand[bounded(s, k)]
+            S[S_LINE, j] = 0
+            S[S_END, j] = e
+            S[S_COVER, j] = 0
+            front += 1
 
 
 @njit(error_model="numpy")
@@ -780,7 +786,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
     seq = 0
     for rnd in range(1, B[F.B_MAX_ROUNDS] + 1):
         for side in range(2):
-            _fill_front(s, C, S, B, side)
+            _fill_front(s, C, S, B, side, cand)
         # S-8: initiative 2d6 + modifier, highest first, ties at random
         m = 0
         for i in range(n):

@@ -621,3 +621,32 @@ def test_exact_functions_accept_names_and_reject_wrong_types():
         sf.death_chance("dragon", 3)
     with pytest.raises(mc.InputError, match="kind"):
         sf.faint_chance("warrior", 3, kind="fire")
+
+
+# -- invariants -------------------------------------------------------------------------------
+@pytest.mark.parametrize("battlefield", ["open", "corridor"])
+def test_mirror_match_is_even_and_written_order_does_not_matter(battlefield):
+    party = "warrior:1,archer:1,mage:1,priest:1"
+    mirror = run(party, party, battlefield=battlefield, trials=20_000, seed=28)
+    k_a, k_b = mirror.counts["a"], mirror.counts["b"]
+    assert stats.binomtest(k_a, k_a + k_b, 0.5).pvalue > 1e-3
+    foes = "orc:2,goblin:2"
+    written = run(party, foes, battlefield=battlefield, trials=20_000, seed=29)
+    reverse = run("priest:1,mage:1,archer:1,warrior:1", foes, battlefield=battlefield,
+                  trials=20_000, seed=30)  # fmt: skip
+    table = [list(written.counts.values()), list(reverse.counts.values())]
+    table = [row for row in np.array(table).T.tolist() if sum(row) > 0]
+    assert stats.chi2_contingency(np.array(table).T).pvalue > 1e-3
+
+
+def test_second_front_invariants():
+    r = run("warrior:2,knight:1,archer:1,mage:1", "orc:2,goblin:2,wolf:1", battlefield="corridor",
+            pincer="a", rear="goblin:2", surprise=[0, 6], trials=2000, seed=31,
+            policy=sf.Policy(trip_chance=0.3, fatigue_attacks=True), _debug=True)  # fmt: skip
+    dbg = r.trials["debug"]
+    from kernels.sf_fight import S_ACT_SEQ, S_GONE_SEQ
+
+    gone, acted = dbg[:, S_GONE_SEQ, :], dbg[:, S_ACT_SEQ, :]
+    assert not ((gone >= 0) & (acted > gone)).any()  # nothing acts after it is out
+    assert r.totals["states"].sum(axis=1).tolist() == [r.n] * dbg.shape[2]
+    assert 0.05 < r.win_rate < 0.95 and len(r.party_b) == 7
