@@ -115,7 +115,7 @@ def opposed(s, hit_value, evade_value, clash):
 
 
 # -- who stands where (S-6, S-9) -------------------------------------------------------------
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def count_at(C, S, side, line, end):
     """Standing characters of ``side`` on ``line`` at ``end`` (-1: any line or end)."""
     k = 0
@@ -126,7 +126,18 @@ def count_at(C, S, side, line, end):
     return k
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
+def exists_at(C, S, side, line, end):
+    """Whether a standing character of ``side`` stands on ``line`` at ``end`` (-1: any);
+    stops at the first one (the fight loop asks this often)."""
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
+            if (line < 0 or S[S_LINE, j] == line) and (end < 0 or S[S_END, j] == end):
+                return True
+    return False
+
+
+@njit(forceinline=True, error_model="numpy")
 def pick_at(s, C, S, side, line, end, cand):
     """A random standing character of ``side`` on ``line`` at ``end`` (-1: any), or -1."""
     k = 0
@@ -140,18 +151,18 @@ def pick_at(s, C, S, side, line, end, cand):
     return cand[bounded(s, k)]
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def contact(C, S, B, end):
     """S-6 [default]: an engage area exists at ``end`` only while both sides have a
     standing front-liner there (on the open battlefield everyone is engaged)."""
     if B[F.B_OPEN] != 0:
         return True
     if B[F.B_CONTACT] == 0:  # the rule switched off: one front line alone is engaged
-        return count_at(C, S, 0, 0, end) > 0 or count_at(C, S, 1, 0, end) > 0
-    return count_at(C, S, 0, 0, end) > 0 and count_at(C, S, 1, 0, end) > 0
+        return exists_at(C, S, 0, 0, end) or exists_at(C, S, 1, 0, end)
+    return exists_at(C, S, 0, 0, end) and exists_at(C, S, 1, 0, end)
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def engaged(C, S, B, i):
     """``i`` stands in an engage area (S-6)."""
     if B[F.B_OPEN] != 0:
@@ -159,7 +170,7 @@ def engaged(C, S, B, i):
     return S[S_LINE, i] == 0 and contact(C, S, B, S[S_END, i])
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def pinched(C, S, B, side):
     """S-9 corridor: ``side`` is attacked from both ends and reduced to front-liners."""
     if B[F.B_PINCER_SIDE] != side:
@@ -322,7 +333,7 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq):
 
 
 # -- opportunity attacks (S-5) -----------------------------------------------------------------
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def can_opportunity(C, S, B, by, rnd, touching):
     """``by`` may make an opportunity attack now: standing, armed for melee, in the
     engage area (or ``touching`` its victim in melee), none yet this round, and not
@@ -419,7 +430,7 @@ def friendly_fire_pick(s, n):
     return offset + pick_among(s, size)
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
     """Standing characters in the engage area at ``end`` but the shooter, listed
     alternately enemy and ally of the shooter, enemies first (S-6 [default]
@@ -451,7 +462,7 @@ def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
 
 
 # -- magic (S-7) ---------------------------------------------------------------------------------
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def in_area(C, S, B, Q, i, j, area, line, end):
     """S-7: ``j`` stands inside the circle ``area`` that ``i`` casts at the enemy ``line``
     (-1: the whole side) at ``end`` (-1: every end)."""
@@ -468,7 +479,7 @@ def in_area(C, S, B, Q, i, j, area, line, end):
     return inside
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _area_score(C, S, B, Q, i, area, line, end):
     """Enemies minus allies (the caster included) standing inside the area."""
     score = 0
@@ -478,7 +489,7 @@ def _area_score(C, S, B, Q, i, area, line, end):
     return score
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def choose_area(C, S, B, Q, i):
     """The policy's aim for i's spell (S-7): (worth casting, line, end).
 
@@ -609,7 +620,7 @@ def _fill_front(s, C, S, B, side, cand):
             front += 1
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _contact_end(s, C, S, B, i):
     """The end of an engage area a shooter in the back line can shoot into, or -1; a
     pinched side's back line sits between its two ends and picks one at random."""
@@ -622,13 +633,13 @@ def _contact_end(s, C, S, B, i):
     return S[S_END, i] if contact(C, S, B, S[S_END, i]) else -1
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def shot_plan(s, C, S, B, Q, i, cand):
     """What i's shot would be (S-6, S-9): returns (plan, end)."""
     foe = 1 - C[F.SIDE, i]
     if B[F.B_OPEN] != 0:
         return SHOT_ENGAGE, 0  # S-9 open battlefield: everyone is in the engage area
-    n_back = count_at(C, S, foe, 1, -1)
+    n_back = exists_at(C, S, foe, 1, -1)
     if S[S_LINE, i] == 0:  # near range from the front line: no line of fire needed
         if n_back > 0:
             return SHOT_BACK, -1
@@ -649,7 +660,7 @@ def shot_plan(s, C, S, B, Q, i, cand):
     return SHOT_NONE, -1  # S-6 [default]: no engage area, and no line of fire
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _uncontacted_front(C, S, B, i, cand):
     """Enemy front-liners without an engage area, that reach i's back line, into
     ``cand``; returns how many."""
@@ -667,7 +678,7 @@ def _uncontacted_front(C, S, B, i, cand):
     return k
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _ranged_threat(C, S, foe):
     """Side ``foe`` has a standing shooter with ammunition or a caster."""
     for j in range(C.shape[1]):
@@ -677,7 +688,7 @@ def _ranged_threat(C, S, foe):
     return False
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _line_user(C, S, side):
     """Side ``side`` has a standing back-line shooter with ammunition."""
     for j in range(C.shape[1]):
@@ -687,7 +698,7 @@ def _line_user(C, S, side):
     return False
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def cover_plan(C, S, B, Q, i):
     """The policy's take-cover action for i (S-6, S-8): 0 none, 1 hide behind cover,
     2 remove the secured line of fire."""
@@ -708,17 +719,17 @@ def cover_plan(C, S, B, Q, i):
     return 0
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _melee_target(s, C, S, B, i, cand):
     """S-6: an enemy front-liner at i's end, else (no contact) the enemy back line."""
     foe = 1 - C[F.SIDE, i]
     if B[F.B_OPEN] != 0:
         return pick_at(s, C, S, foe, -1, -1, cand)
     e = S[S_END, i]
-    if count_at(C, S, foe, 0, e) > 0:
+    if exists_at(C, S, foe, 0, e):
         return pick_at(s, C, S, foe, 0, e, cand)
     back_end = -1 if foe == B[F.B_PINCER_SIDE] else e
-    if count_at(C, S, foe, 1, back_end) > 0:
+    if exists_at(C, S, foe, 1, back_end):
         return pick_at(s, C, S, foe, 1, back_end, cand)
     return pick_at(s, C, S, foe, -1, -1, cand)
 
@@ -806,7 +817,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                 continue
             side = C[F.SIDE, i]
             foe = 1 - side
-            if count_at(C, S, foe, -1, -1) == 0:
+            if not exists_at(C, S, foe, -1, -1):
                 break
             seq += 1
             S[S_ACT_SEQ, i] = seq
@@ -849,8 +860,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                     special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, False)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
                 _step_up(C, S, B, i)
-        a = count_at(C, S, 0, -1, -1)
-        b = count_at(C, S, 1, -1, -1)
+        a = exists_at(C, S, 0, -1, -1)
+        b = exists_at(C, S, 1, -1, -1)
         if a == 0 and b == 0:
             return 2, rnd
         if b == 0:
