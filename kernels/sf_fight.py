@@ -1,17 +1,25 @@
 """A whole Shared†Fantasia party-vs-party fight (RULES.md S-1 to S-10), in Numba.
 
 The battlefield is conceptual (S-6): each side has a front and a back line,
-and the front lines in contact form the engage area.  Each round every
-standing character rolls initiative (S-8) and takes one action chosen by the
-policy in ``Q`` (see :class:`montecarlo.sf.fight.Policy`):
+and the front lines in contact form the engage area.  In a corridor (S-9) a
+side may be attacked from both ends: its front-liners then stand at end 0 or
+end 1, the attackers form one group per end, and each end has its own engage
+area.  Each round every standing character rolls initiative (S-8) and takes
+one action chosen by the policy in ``Q`` (see :class:`montecarlo.sf.fights.Policy`):
 
 1. catch its breath when fatigue is high (S-4);
-2. a caster casts its spell at the area holding the most enemies (S-7);
-3. a front-liner with a melee weapon attacks an enemy front-liner (S-2);
-4. a shooter shoots: from the back line at the enemy back line once a line of
-   fire is secured (securing it is the action), else into the engage area,
-   where friendly fire picks the target (S-6);
-5. a back-liner with only a melee weapon steps up to the front line.
+2. a back-liner takes cover when threatened (S-6): behind cover where the
+   battlefield has it (once), or, unless it casts, by removing a secured line
+   of fire that only enemy shooters use;
+3. a caster casts its spell at the area holding the most enemies net of allies
+   (itself included), when that is more enemies than allies (S-7);
+4. a shooter shoots (S-6): at the enemy back line through a line of fire
+   (securing it is the action, where one is needed and allowed), else into
+   an engage area, where the d6 procedure picks who is hit, else at enemy
+   front-liners that reach its back line;
+5. a front-liner with a melee weapon attacks: an enemy front-liner in its
+   engage area, else (no contact) the enemy back line directly;
+6. a back-liner with a melee weapon steps up to the front line.
 
 Opportunity attacks (S-5) follow fumbles, dramatic melee evades and casting
 in the engage area; they never trigger further opportunity attacks
@@ -43,7 +51,24 @@ S_OPP_ROUND = 8  # round of its last opportunity attack
 S_ACTED = 9  # has taken an action (ends the surprise penalty)
 S_GONE_SEQ = 10  # event number when it stopped standing (-1: still standing)
 S_ACT_SEQ = 11  # event number of its last action or attack
-N_S = 12
+S_END = 12  # S-9 corridor: the end it fights at (0 without a second front)
+S_COVER = 13  # S-6: in cover (+2 to evade shots and to saves, -2 to shoot and cast)
+N_S = 14
+
+# Seed values (S-6, S-8, S-9).
+COVER_BONUS = 2
+SURPRISE_PENALTY = 2
+SHIP_PENALTY = 2
+PINCER_BONUS = 1
+TRIP_SAVE = 12  # cliff path: Intuition save against a trip
+
+# Shot plans (S-6).
+SHOT_NONE = 0
+SHOT_BACK = 1  # at the enemy back line (line of fire, or the narrow room's near range)
+SHOT_ENGAGE = 2  # into an engage area: friendly fire picks the target
+SHOT_SECURE = 3  # secure a line of fire (the action)
+SHOT_FRONT = 4  # at enemy front-liners that reach this back line (no engage area)
+SHOT_ANY = 5  # a front-liner without contact: at any enemy
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -89,6 +114,94 @@ def opposed(s, hit_value, evade_value, clash):
     return hit, dramatic, afumble, ddramatic, dfumble
 
 
+# -- who stands where (S-6, S-9) -------------------------------------------------------------
+@njit(forceinline=True, error_model="numpy")
+def count_at(C, S, side, line, end):
+    """Standing characters of ``side`` on ``line`` at ``end`` (-1: any line or end)."""
+    k = 0
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
+            if (line < 0 or S[S_LINE, j] == line) and (end < 0 or S[S_END, j] == end):
+                k += 1
+    return k
+
+
+@njit(forceinline=True, error_model="numpy")
+def exists_at(C, S, side, line, end):
+    """Whether a standing character of ``side`` stands on ``line`` at ``end`` (-1: any);
+    stops at the first one (the fight loop asks this often)."""
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
+            if (line < 0 or S[S_LINE, j] == line) and (end < 0 or S[S_END, j] == end):
+                return True
+    return False
+
+
+@njit(forceinline=True, error_model="numpy")
+def pick_at(s, C, S, side, line, end, cand):
+    """A random standing character of ``side`` on ``line`` at ``end`` (-1: any), or -1."""
+    k = 0
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
+            if (line < 0 or S[S_LINE, j] == line) and (end < 0 or S[S_END, j] == end):
+                cand[k] = j
+                k += 1
+    if k == 0:
+        return -1
+    return cand[bounded(s, k)]
+
+
+@njit(forceinline=True, error_model="numpy")
+def contact(C, S, B, end):
+    """S-6 [default]: an engage area exists at ``end`` only while both sides have a
+    standing front-liner there (on the open battlefield everyone is engaged)."""
+    if B[F.B_OPEN] != 0:
+        return True
+    if B[F.B_CONTACT] == 0:  # the rule switched off: one front line alone is engaged
+        return exists_at(C, S, 0, 0, end) or exists_at(C, S, 1, 0, end)
+    return exists_at(C, S, 0, 0, end) and exists_at(C, S, 1, 0, end)
+
+
+@njit(forceinline=True, error_model="numpy")
+def engaged(C, S, B, i):
+    """``i`` stands in an engage area (S-6)."""
+    if B[F.B_OPEN] != 0:
+        return True
+    return S[S_LINE, i] == 0 and contact(C, S, B, S[S_END, i])
+
+
+@njit(forceinline=True, error_model="numpy")
+def pinched(C, S, B, side):
+    """S-9 corridor: ``side`` is attacked from both ends and reduced to front-liners."""
+    if B[F.B_PINCER_SIDE] != side:
+        return False
+    foe = 1 - side
+    return (count_at(C, S, side, 1, -1) == 0 and count_at(C, S, foe, -1, 0) > 0
+            and count_at(C, S, foe, -1, 1) > 0)  # fmt: skip
+
+
+@njit(forceinline=True, error_model="numpy")
+def in_surprise(C, S, i):
+    """S-8: surprised and has not acted yet."""
+    return C[F.SURPRISED, i] != 0 and S[S_ACTED, i] == 0
+
+
+@njit(forceinline=True, error_model="numpy")
+def surprise_pen(C, S, target, attacker):
+    """S-8: -2 to evades and saves of a surprised character that has not acted yet,
+    against characters that are not surprised (``attacker`` -1: none)."""
+    if in_surprise(C, S, target) and (attacker < 0 or not in_surprise(C, S, attacker)):
+        return SURPRISE_PENALTY
+    return 0
+
+
+@njit(forceinline=True, error_model="numpy")
+def ship_pen(C, B, i):
+    """S-9 ship deck: -2 unless used to ships."""
+    return SHIP_PENALTY if B[F.B_SHIP] != 0 and C[F.SHIPS, i] == 0 else 0
+
+
+# -- one attack (S-2, S-3, S-4) -------------------------------------------------------------
 @njit(error_model="numpy")
 def _fall(S, j, seq):
     if S[S_STATUS, j] == F.STANDING:
@@ -100,7 +213,7 @@ def _fall(S, j, seq):
 def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     """Add injury or fatigue to j and make the S-4 checks.  Returns True if j went down."""
     if S[S_STATUS, j] != F.STANDING or dmg <= 0:
-        return False
+        return False  # S-4: a blow that deals no damage triggers no check
     hp = C[F.HP, j]
     was_over = S[S_INJ, j] + max(S[S_FAT, j], S[S_HEAVY, j]) >= hp
     if kind == F.K_FATIGUE:
@@ -112,10 +225,13 @@ def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     else:
         S[S_INJ, j] += dmg
     inj = S[S_INJ, j]
+    over = inj - hp
     if inj >= hp + 10:  # automatic death
         S[S_STATUS, j] = F.DEAD
-    elif inj > hp:  # death check: Fortitude at target 10, penalty inj - hp
-        if check_ok(s, C[F.FORT, j] + save_mod - (inj - hp), 10):
+    elif over > 0 or (over == 0 and Q[F.Q_DEATH_AT_HP] > 0):
+        # death check [default: injury > HP]: Fortitude at target 10, penalty inj - hp;
+        # a success still leaves the character fainted
+        if check_ok(s, C[F.FORT, j] + save_mod - over, 10):
             S[S_STATUS, j] = F.FAINTED
         else:
             S[S_STATUS, j] = F.DEAD
@@ -131,37 +247,19 @@ def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     return False
 
 
-@njit(forceinline=True, error_model="numpy")
-def engaged(B, S, i):
-    return B[F.B_OPEN] != 0 or S[S_LINE, i] == 0
-
-
-@njit(forceinline=True, error_model="numpy")
-def surprise_pen(C, S, B, target, attacker):
-    """S-8: -2 to evades and saves of a surprised character that has not acted yet."""
-    side = B[F.B_SURPRISED]
-    if side >= 0 and C[F.SIDE, target] == side and S[S_ACTED, target] == 0:
-        if attacker < 0 or C[F.SIDE, attacker] != side:
-            return 2
-    return 0
-
-
-@njit(forceinline=True, error_model="numpy")
-def ship_pen(C, B, i):
-    """S-9 ship deck: -2 unless used to ships."""
-    return 2 if B[F.B_SHIP] != 0 and C[F.SHIPS, i] == 0 else 0
-
-
 @njit(error_model="numpy")
-def attack_values(C, S, B, Q, i, j, ranged):
-    """Hit value, evade value, dice, bonus, damage type and kind of i's attack on j (S-2)."""
+def attack_values(C, S, B, Q, i, j, ranged, pinch):
+    """Hit value, evade value, dice, bonus, damage type and kind of i's attack on j (S-2).
+
+    ``pinch``: j's side is caught in a corridor pincer (S-9, +1 to attacks on it).
+    """
     if ranged:
         hit_v = C[F.TECH, i] + C[F.COMBAT, i]
         eva_v = C[F.TECH, j] + C[F.COMBAT, j]
-        if B[F.B_COVER] != 0 and S[S_LINE, j] == 1:
-            eva_v += 2  # S-6: cover against ranged attacks
-        if B[F.B_COVER] != 0 and S[S_LINE, i] == 1:
-            hit_v -= 2  # shooting from cover
+        if S[S_COVER, j] != 0:
+            eva_v += COVER_BONUS  # S-6: cover against ranged attacks
+        if S[S_COVER, i] != 0:
+            hit_v -= COVER_BONUS  # shooting from cover
         n_dice = C[F.RW_N, i]
         bonus = C[F.RW_BONUS, i] + C[F.TECH, i]
         dtype = C[F.RW_TYPE, i]
@@ -174,10 +272,10 @@ def attack_values(C, S, B, Q, i, j, ranged):
         dtype = C[F.MW_TYPE, i]
         fat = C[F.MW_FATIGUE, i] != 0 or (Q[F.Q_FATIGUE_ATTACKS] > 0 and dtype == F.T_BLUNT)
         kind = F.K_FATIGUE if fat else F.K_INJURY
-    if B[F.B_PINCER_SIDE] == C[F.SIDE, j]:
-        hit_v += 1  # S-9 corridor: caught between two front lines
+    if pinch:
+        hit_v += PINCER_BONUS  # S-9 corridor: caught between two fronts
     hit_v -= ship_pen(C, B, i)
-    eva_v -= ship_pen(C, B, j) + surprise_pen(C, S, B, j, i)
+    eva_v -= ship_pen(C, B, j) + surprise_pen(C, S, j, i)
     return hit_v, eva_v, n_dice, bonus, dtype, kind
 
 
@@ -196,13 +294,14 @@ def roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble):
 
 
 @njit(error_model="numpy")
-def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
+def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq):
     """One attack of i on j (S-2, S-3).  Returns (damage dealt, a, d) where a/d
-    flag an attacker fumble and a defender dramatic evade (for opportunity)."""
+    flag an attacker fumble and a defender dramatic melee evade (for S-5)."""
     side = C[F.SIDE, i]
     E[side, F.E_ATTACKS] += 1
     S[S_ACT_SEQ, i] = seq
-    hit_v, eva_v, n_dice, bonus, dtype, kind = attack_values(C, S, B, Q, i, j, ranged)
+    pinch = pinched(C, S, B, C[F.SIDE, j])
+    hit_v, eva_v, n_dice, bonus, dtype, kind = attack_values(C, S, B, Q, i, j, ranged, pinch)
     hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v, Q[F.Q_CLASH])
     if afumble:
         E[side, F.E_FUMBLES] += 1
@@ -213,94 +312,89 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, rnd, seq, cand):
         E[side, F.E_HITS] += 1
         if dramatic:
             E[side, F.E_DRAMATIC] += 1
-        if trip:  # S-9: a trip throws the target off unless Intuition 12 is made
-            save = C[F.INTU, j] - ship_pen(C, B, j) - surprise_pen(C, S, B, j, i)
-            if not check_ok(s, save, 12):
-                _fall(S, j, seq)
+        if trip:
+            if B[F.B_SHIP] != 0:
+                _fall(S, j, seq)  # S-9 ship deck: a trip sends the target overboard
+                dealt = 1
+            elif not check_ok(s, C[F.INTU, j] - surprise_pen(C, S, j, i), TRIP_SAVE):
+                _fall(S, j, seq)  # S-9 cliff path: off the cliff unless Intuition 12
                 dealt = 1
         else:
             dmg = roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble)
             if dmg > 0:
-                apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
+                apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, j, i), seq)
             dealt = dmg
-    if B[F.B_SHIP] != 0 and not ranged:  # S-9: a fumble on hit or evade goes overboard
-        if afumble:
+    if B[F.B_SHIP] != 0:  # S-9: a fumbled melee hit roll or any fumbled evade goes overboard
+        if afumble and not ranged:
             _fall(S, i, seq)
         if dfumble and S[S_STATUS, j] == F.STANDING:
             _fall(S, j, seq)
     return dealt, afumble, ddramatic and not ranged
 
 
+# -- opportunity attacks (S-5) -----------------------------------------------------------------
+@njit(forceinline=True, error_model="numpy")
+def can_opportunity(C, S, B, by, rnd, touching):
+    """``by`` may make an opportunity attack now: standing, armed for melee, in the
+    engage area (or ``touching`` its victim in melee), none yet this round, and not
+    surprised in round 1 (S-8)."""
+    if S[S_STATUS, by] != F.STANDING or C[F.MW, by] == 0 or S[S_OPP_ROUND, by] == rnd:
+        return False
+    if rnd == 1 and C[F.SURPRISED, by] != 0:
+        return False
+    return touching or engaged(C, S, B, by)
+
+
 @njit(error_model="numpy")
-def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand):
+def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching):
     """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one."""
-    if S[S_STATUS, by] != F.STANDING or S[S_STATUS, on] != F.STANDING:
+    if S[S_STATUS, on] != F.STANDING or not can_opportunity(C, S, B, by, rnd, touching):
         return 0
-    if C[F.MW, by] == 0 or not engaged(B, S, by) or S[S_OPP_ROUND, by] == rnd:
-        return 0
-    if B[F.B_SURPRISED] == C[F.SIDE, by] and rnd == 1:
-        return 0  # surprised characters make no opportunity attacks in round 1
     S[S_OPP_ROUND, by] = rnd
     E[C[F.SIDE, by], F.E_OPPORTUNITY] += 1
-    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, rnd, seq, cand)
+    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, seq)
     return dealt
 
 
 @njit(error_model="numpy")
-def _free_opportunists(C, S, B, side, rnd, pool):
-    """Standing, engaged melee fighters of ``side`` with their opportunity attack of
-    this round unused (S-5), into ``pool``; returns how many."""
+def _free_opportunists(C, S, B, side, on, rnd, pool):
+    """Characters of ``side`` that may make an opportunity attack on ``on`` from its
+    engage area (S-5), into ``pool``; returns how many."""
+    if S[S_STATUS, on] != F.STANDING or not engaged(C, S, B, on):
+        return 0
+    open_field = B[F.B_OPEN] != 0
     k = 0
     for j in range(C.shape[1]):
-        if (C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING and engaged(B, S, j)
-                and C[F.MW, j] != 0 and S[S_OPP_ROUND, j] != rnd):  # fmt: skip
-            pool[k] = j
-            k += 1
+        if C[F.SIDE, j] == side and (open_field or S[S_END, j] == S[S_END, on]):
+            if can_opportunity(C, S, B, j, rnd, False):
+                pool[k] = j
+                k += 1
     return k
 
 
 @njit(error_model="numpy")
-def special_opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand, pool):
-    """After a fumble or a dramatic melee evade: ``by`` attacks ``on`` first, then
-    further engaged enemies of ``on``, up to Q_SPECIAL_OPP attacks (S-5 [default] 1)."""
+def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_side):
+    """After a fumble or a dramatic melee evade, side ``foe`` attacks ``on``, up to
+    Q_SPECIAL_OPP attacks (S-5 [default] 1).  ``by`` (-1: none) strikes first: the
+    character in melee with ``on``.  With ``any_of_side`` (a fumble: the defender's
+    side gets the attack) another engaged character stands in when ``by`` cannot."""
     left = np.int64(Q[F.Q_SPECIAL_OPP])
     if left <= 0:
         return
-    opportunity(s, C, S, B, Q, E, by, on, rnd, seq, cand)
-    left -= 1
-    foe = C[F.SIDE, by]
+    if by >= 0 and can_opportunity(C, S, B, by, rnd, True):
+        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, True)
+        left -= 1
+    elif not any_of_side:
+        return
     while left > 0 and S[S_STATUS, on] == F.STANDING:
-        k = _free_opportunists(C, S, B, foe, rnd, pool)
+        k = _free_opportunists(C, S, B, foe, on, rnd, pool)
         if k == 0:
             return
-        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, cand)
+        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, False)
         left -= 1
 
 
-@njit(error_model="numpy")
-def _pick(s, C, S, side, line, cand):
-    """A random standing character of ``side`` on ``line`` (-1: any line), or -1."""
-    k = 0
-    for j in range(C.shape[1]):
-        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
-            if line < 0 or S[S_LINE, j] == line:
-                cand[k] = j
-                k += 1
-    if k == 0:
-        return -1
-    return cand[bounded(s, k)]
-
-
-@njit(error_model="numpy")
-def _count(C, S, side, line):
-    k = 0
-    for j in range(C.shape[1]):
-        if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
-            if line < 0 or S[S_LINE, j] == line:
-                k += 1
-    return k
-
-
+# -- friendly fire (S-6) -------------------------------------------------------------------------
 @njit(forceinline=True, error_model="numpy")
 def pick_among(s, m):
     """S-6: one d6 picks one of m <= 6 (odd/even, pairs of faces, or one face each)."""
@@ -336,76 +430,135 @@ def friendly_fire_pick(s, n):
     return offset + pick_among(s, size)
 
 
-@njit(error_model="numpy")
-def _engaged_list(C, S, B, cand, shooter):
-    """Standing characters in the engage area but the shooter, side A first, in order."""
-    k = 0
+@njit(forceinline=True, error_model="numpy")
+def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
+    """Standing characters in the engage area at ``end`` but the shooter, listed
+    alternately enemy and ally of the shooter, enemies first (S-6 [default]
+    balanced groups), or in slot order; returns how many."""
+    side = C[F.SIDE, shooter]
+    open_field = B[F.B_OPEN] != 0
+    balanced = Q[F.Q_FF_BALANCED] > 0
+    nf = 0
+    na = 0
     for j in range(C.shape[1]):
-        if j != shooter and S[S_STATUS, j] == F.STANDING and engaged(B, S, j):
-            cand[k] = j
+        if j == shooter or S[S_STATUS, j] != F.STANDING:
+            continue
+        if open_field or (S[S_LINE, j] == 0 and S[S_END, j] == end):
+            if C[F.SIDE, j] == side and balanced:
+                allies[na] = j
+                na += 1
+            else:
+                foes[nf] = j
+                nf += 1
+    k = 0
+    for q in range(max(nf, na)):
+        if q < nf:
+            out[k] = foes[q]
+            k += 1
+        if q < na:
+            out[k] = allies[q]
             k += 1
     return k
 
 
+# -- magic (S-7) ---------------------------------------------------------------------------------
+@njit(forceinline=True, error_model="numpy")
+def in_area(C, S, B, Q, i, j, area, line, end):
+    """S-7: ``j`` stands inside the circle ``area`` that ``i`` casts at the enemy ``line``
+    (-1: the whole side) at ``end`` (-1: every end)."""
+    if j == i and Q[F.Q_SELF_AREA] == 0:
+        return False  # the rule switched off: the caster is never affected
+    if area == 3 or (area == 2 and B[F.B_NARROW] != 0):
+        return True  # everyone, the caster included [default]
+    if C[F.SIDE, j] != C[F.SIDE, i]:
+        return line < 0 or (S[S_LINE, j] == line and (end < 0 or S[S_END, j] == end))
+    # own front line caught with the engaged enemy front
+    inside = line <= 0 and S[S_LINE, j] == 0 and engaged(C, S, B, j)
+    if inside and line == 0 and B[F.B_OPEN] == 0:
+        inside = S[S_END, j] == end  # S-9 corridor: one end only
+    return inside
+
+
+@njit(forceinline=True, error_model="numpy")
+def _area_score(C, S, B, Q, i, area, line, end):
+    """Enemies minus allies (the caster included) standing inside the area."""
+    score = 0
+    for j in range(C.shape[1]):
+        if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, Q, i, j, area, line, end):
+            score += 1 if C[F.SIDE, j] != C[F.SIDE, i] else -1
+    return score
+
+
+@njit(forceinline=True, error_model="numpy")
+def choose_area(C, S, B, Q, i):
+    """The policy's aim for i's spell (S-7): (worth casting, line, end).
+
+    A single-target spell takes a random enemy.  An area spell takes the area
+    with the most enemies net of allies inside (the caster included; a small
+    circle picks the enemy front at one end, or the enemy back line, front and
+    end 0 first on ties), and is cast only when that is more enemies than allies.
+    """
+    area = C[F.SP_AREA, i]
+    if area == 0:
+        return True, -1, -1
+    if area != 1:
+        return _area_score(C, S, B, Q, i, area, -1, -1) > 0, -1, -1
+    best, best_line, best_end = _area_score(C, S, B, Q, i, 1, 1, -1), 1, -1
+    ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
+    for e in range(ends - 1, -1, -1):
+        score = _area_score(C, S, B, Q, i, 1, 0, e)
+        if score >= best:
+            best, best_line, best_end = score, 0, e
+    return best > 0, best_line, best_end
+
+
 @njit(error_model="numpy")
-def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
-    """Cast i's spell (S-7), after the opportunity attacks it provokes (S-5)."""
+def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
+    """Cast i's spell at the area (``line``, ``end``) of :func:`choose_area` (S-7),
+    after the opportunity attacks it provokes (S-5)."""
     side = C[F.SIDE, i]
     foe = 1 - side
     S[S_ACT_SEQ, i] = seq
-    if engaged(B, S, i):
+    if engaged(C, S, B, i):
         # S-5 count rule: front-liners in the engage area, the caster left out
         if B[F.B_OPEN] != 0:
-            mine = _count(C, S, side, -1) - 1
-            theirs = _count(C, S, foe, -1)
+            mine = count_at(C, S, side, -1, -1) - 1
+            theirs = count_at(C, S, foe, -1, -1)
         else:
-            mine = _count(C, S, side, 0) - (1 if S[S_LINE, i] == 0 else 0)
-            theirs = _count(C, S, foe, 0)
+            mine = count_at(C, S, side, 0, S[S_END, i]) - 1
+            theirs = count_at(C, S, foe, 0, S[S_END, i])
         hurt = 0
         for _ in range(theirs - mine):
             # a random eligible enemy in the engage area who has not yet attacked this round
-            k = _free_opportunists(C, S, B, foe, rnd, targets)
+            k = _free_opportunists(C, S, B, foe, i, rnd, targets)
             if k == 0:
                 break
-            hurt += opportunity(s, C, S, B, Q, E, targets[bounded(s, k)], i, rnd, seq, cand)
+            j = targets[bounded(s, k)]
+            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, False)
         if hurt > 0 or S[S_STATUS, i] != F.STANDING:
             return  # S-5: damaged by an opportunity attack, the spell fails
-    # Choose the area holding the most enemies (S-7).
     area = C[F.SP_AREA, i]
     n_t = 0
     if area == 0:
-        j = _pick(s, C, S, foe, -1, cand)
+        j = pick_at(s, C, S, foe, -1, -1, cand)
         if j >= 0:
             targets[0] = j
             n_t = 1
     else:
-        own_front_engaged = B[F.B_OPEN] != 0 or _count(C, S, side, 0) > 0
-        everyone = area == 3 or (area == 2 and B[F.B_NARROW] != 0)
-        line = -1
-        if area == 1:  # small circle: the enemy line with more standing characters
-            line = 0 if _count(C, S, foe, 0) >= _count(C, S, foe, 1) else 1
         for j in range(C.shape[1]):
-            if S[S_STATUS, j] != F.STANDING or j == i:
-                continue
-            inside = False
-            if everyone:
-                inside = True
-            elif C[F.SIDE, j] == foe:
-                inside = line < 0 or S[S_LINE, j] == line
-            elif own_front_engaged and line <= 0 and S[S_LINE, j] == 0:
-                inside = True  # own front line caught with the engaged enemy front
-            if inside:
+            # S-7 [default]: the caster is affected when it stands inside its own area
+            if S[S_STATUS, j] == F.STANDING and in_area(C, S, B, Q, i, j, area, line, end):
                 targets[n_t] = j
                 n_t += 1
     strength = C[F.SP_STAT, i] + roll2d6(s)
-    if B[F.B_COVER] != 0 and S[S_LINE, i] == 1:
-        strength -= 2  # casting from cover
+    if S[S_COVER, i] != 0:
+        strength -= COVER_BONUS  # S-6: casting from cover
     for q in range(n_t):
         j = targets[q]
         save_field = F.FORT + C[F.SP_SAVE, i]  # FORT, INTU, WILL are consecutive
-        save = C[save_field, j] - surprise_pen(C, S, B, j, i)
-        if B[F.B_COVER] != 0 and S[S_LINE, j] == 1:
-            save += 2
+        save = C[save_field, j] - surprise_pen(C, S, j, i)
+        if S[S_COVER, j] != 0:
+            save += COVER_BONUS  # S-6: +2 to saves in cover
         if save_field == F.INTU:
             save -= ship_pen(C, B, j)
         if check_ok(s, save, strength):
@@ -418,27 +571,201 @@ def cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets):
                 S[S_GONE_SEQ, j] = seq
         elif kind != F.K_NONE:
             dmg = d6_sum(s, n) + bonus
-            apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, B, j, i), seq)
+            apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, j, i), seq)
 
 
+# -- lines, shots and cover (S-6, S-9) -------------------------------------------------------------
 @njit(error_model="numpy")
 def _fill_front(s, C, S, B, side, cand):
-    """Keep the front line manned: back-liners with a melee weapon step up to the cap."""
+    """Keep the front line manned (S-9 caps per side and end): back-liners with a melee
+    weapon step up where the front is empty, pure melee fighters up to the cap.  A
+    pinched side's front-liners at an end with no enemy left turn to the other end."""
     cap = B[F.B_FRONT_CAP]
-    front = _count(C, S, side, 0)
-    for j in range(C.shape[1]):
-        if cap > 0 and front >= cap:
-            return
-        if C[F.SIDE, j] != side or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 1:
-            continue
-        pure_melee = C[F.RW, j] == 0 and C[F.SP, j] == 0
-        if C[F.MW, j] != 0 and (front == 0 or pure_melee):
+    pinc = B[F.B_PINCER_SIDE]
+    ends = 2 if pinc >= 0 else 1
+    n = C.shape[1]
+    if side == pinc:
+        for e in range(2):
+            if count_at(C, S, 1 - side, -1, e) == 0:
+                room = cap - count_at(C, S, side, 0, 1 - e)
+                for j in range(n):
+                    if (C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING
+                            and S[S_LINE, j] == 0 and S[S_END, j] == e):  # fmt: skip
+                        S[S_END, j] = 1 - e
+                        if cap > 0 and room <= 0:
+                            S[S_LINE, j] = 1
+                        room -= 1
+    for e in range(ends):
+        if side == pinc and count_at(C, S, 1 - side, -1, e) == 0:
+            continue  # nobody to face at this end
+        front = count_at(C, S, side, 0, e)
+        while cap == 0 or front < cap:
+            k = 0
+            for j in range(n):
+                if C[F.SIDE, j] != side or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 1:
+                    continue
+                if side != pinc and S[S_END, j] != e:
+                    continue  # an attacking group fills its own end
+                pure_melee = C[F.RW, j] == 0 and C[F.SP, j] == 0
+                if C[F.MW, j] != 0 and (front == 0 or pure_melee):
+                    cand[k] = j
+                    k += 1
+            if k == 0:
+                break
+            # a random one of them, so that the written order does not matter
+            j = cand[0] if k == 1 else cand[bounded(s, k)]
             S[S_LINE, j] = 0
+            S[S_END, j] = e
+            S[S_COVER, j] = 0
             front += 1
 
 
+@njit(forceinline=True, error_model="numpy")
+def _contact_end(s, C, S, B, i):
+    """The end of an engage area a shooter in the back line can shoot into, or -1; a
+    pinched side's back line sits between its two ends and picks one at random."""
+    if C[F.SIDE, i] == B[F.B_PINCER_SIDE]:
+        c0 = contact(C, S, B, 0)
+        c1 = contact(C, S, B, 1)
+        if c0 and c1:
+            return bounded(s, 2)
+        return 0 if c0 else (1 if c1 else -1)
+    return S[S_END, i] if contact(C, S, B, S[S_END, i]) else -1
+
+
+@njit(forceinline=True, error_model="numpy")
+def shot_plan(s, C, S, B, Q, i, cand):
+    """What i's shot would be (S-6, S-9): returns (plan, end)."""
+    foe = 1 - C[F.SIDE, i]
+    if B[F.B_OPEN] != 0:
+        return SHOT_ENGAGE, 0  # S-9 open battlefield: everyone is in the engage area
+    n_back = exists_at(C, S, foe, 1, -1)
+    if S[S_LINE, i] == 0:  # near range from the front line: no line of fire needed
+        if n_back > 0:
+            return SHOT_BACK, -1
+        e = S[S_END, i]
+        return (SHOT_ENGAGE, e) if contact(C, S, B, e) else (SHOT_ANY, -1)
+    if n_back > 0 and B[F.B_NARROW] != 0:
+        return SHOT_BACK, -1  # S-9 narrow room: the back line at near range
+    if n_back > 0 and B[F.B_NO_BACK_LOF] == 0 and B[F.B_NARROW] == 0:
+        if S[S_LOF, i] != 0:
+            return SHOT_BACK, -1  # a secured line runs both ways
+        if Q[F.Q_SECURE_LOF] > 0:
+            return SHOT_SECURE, -1
+    e = _contact_end(s, C, S, B, i)
+    if e >= 0:
+        return SHOT_ENGAGE, e
+    if _uncontacted_front(C, S, B, i, cand) > 0:
+        return SHOT_FRONT, -1  # enemy front-liners reach this back line: near range
+    return SHOT_NONE, -1  # S-6 [default]: no engage area, and no line of fire
+
+
+@njit(forceinline=True, error_model="numpy")
+def _uncontacted_front(C, S, B, i, cand):
+    """Enemy front-liners without an engage area, that reach i's back line, into
+    ``cand``; returns how many."""
+    foe = 1 - C[F.SIDE, i]
+    pinc = B[F.B_PINCER_SIDE]
+    k = 0
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] != foe or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 0:
+            continue
+        if C[F.SIDE, i] != pinc and S[S_END, j] != S[S_END, i]:
+            continue  # an attacking group's back line faces its own end only
+        if not contact(C, S, B, S[S_END, j]):
+            cand[k] = j
+            k += 1
+    return k
+
+
+@njit(forceinline=True, error_model="numpy")
+def _ranged_threat(C, S, foe):
+    """Side ``foe`` has a standing shooter with ammunition or a caster."""
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == foe and S[S_STATUS, j] == F.STANDING:
+            if (C[F.RW, j] != 0 and S[S_AMMO, j] != 0) or C[F.SP, j] != 0:
+                return True
+    return False
+
+
+@njit(forceinline=True, error_model="numpy")
+def _line_user(C, S, side):
+    """Side ``side`` has a standing back-line shooter with ammunition."""
+    for j in range(C.shape[1]):
+        if (C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING and S[S_LINE, j] == 1
+                and C[F.RW, j] != 0 and S[S_AMMO, j] != 0):  # fmt: skip
+            return True
+    return False
+
+
+@njit(forceinline=True, error_model="numpy")
+def cover_plan(C, S, B, Q, i):
+    """The policy's take-cover action for i (S-6, S-8): 0 none, 1 hide behind cover,
+    2 remove the secured line of fire."""
+    if Q[F.Q_TAKE_COVER] == 0 or S[S_LINE, i] != 1:
+        return 0
+    side = C[F.SIDE, i]
+    foe = 1 - side
+    if B[F.B_COVER] != 0 and S[S_COVER, i] == 0 and _ranged_threat(C, S, foe):
+        return 1
+    if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
+        return 0  # a caster casts rather than fight over lines of fire
+    if S[S_LOF, i] != 0 and _line_user(C, S, foe) and not _line_user(C, S, side):
+        # the seed: only while the front line holds its engage area
+        ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
+        for e in range(ends):
+            if count_at(C, S, side, 0, e) > 0 and contact(C, S, B, e):
+                return 2
+    return 0
+
+
+@njit(forceinline=True, error_model="numpy")
+def _melee_target(s, C, S, B, i, cand):
+    """S-6: an enemy front-liner at i's end, else (no contact) the enemy back line."""
+    foe = 1 - C[F.SIDE, i]
+    if B[F.B_OPEN] != 0:
+        return pick_at(s, C, S, foe, -1, -1, cand)
+    e = S[S_END, i]
+    if exists_at(C, S, foe, 0, e):
+        return pick_at(s, C, S, foe, 0, e, cand)
+    back_end = -1 if foe == B[F.B_PINCER_SIDE] else e
+    if exists_at(C, S, foe, 1, back_end):
+        return pick_at(s, C, S, foe, 1, back_end, cand)
+    return pick_at(s, C, S, foe, -1, -1, cand)
+
+
 @njit(error_model="numpy")
-def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
+def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies):
+    """Make i's shot (S-6): find the target, spend the ammunition, resolve the attack."""
+    side = C[F.SIDE, i]
+    foe = 1 - side
+    ally = False
+    if plan == SHOT_BACK:
+        j = pick_at(s, C, S, foe, 1, -1, cand)
+    elif plan == SHOT_ENGAGE:
+        # into the engage area: the d6 procedure picks who is hit (S-6)
+        k = _engaged_list(C, S, B, Q, end, i, targets, foes, allies)
+        j = targets[friendly_fire_pick(s, k)] if k > 0 else -1
+        ally = j >= 0 and C[F.SIDE, j] == side
+    elif plan == SHOT_FRONT:
+        k = _uncontacted_front(C, S, B, i, cand)
+        j = cand[bounded(s, k)] if k > 0 else -1
+    else:
+        j = pick_at(s, C, S, foe, -1, -1, cand)
+    if j < 0:
+        return
+    if S[S_AMMO, i] > 0:
+        S[S_AMMO, i] -= 1  # S-6: only a shot actually made spends ammunition
+    hits_before = E[side, F.E_HITS]
+    _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, seq)
+    if ally and E[side, F.E_HITS] > hits_before:
+        E[side, F.E_FRIENDLY_FIRE] += 1  # S-6: the shot hit an ally
+    if afumble:  # S-2: the enemy side gets an opportunity attack, if it can reach i
+        special_opportunity(s, C, S, B, Q, E, -1, foe, i, rnd, seq, targets, True)
+
+
+@njit(error_model="numpy")
+def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
     """Play one fight; returns (outcome 0 A / 1 B / 2 draw, rounds)."""
     n = C.shape[1]
     E[:, :] = 0
@@ -455,15 +782,18 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
         S[S_ACTED, i] = 0
         S[S_GONE_SEQ, i] = -1
         S[S_ACT_SEQ, i] = -1
+        S[S_END, i] = C[F.END, i]
+        S[S_COVER, i] = 0
     cap = B[F.B_FRONT_CAP]
     if cap > 0:  # S-9: a capped front line sends the rest to the back
         for side in range(2):
-            k = 0
-            for i in range(n):
-                if C[F.SIDE, i] == side and S[S_LINE, i] == 0:
-                    k += 1
-                    if k > cap:
-                        S[S_LINE, i] = 1
+            for e in range(2):
+                k = 0
+                for i in range(n):
+                    if C[F.SIDE, i] == side and S[S_LINE, i] == 0 and S[S_END, i] == e:
+                        k += 1
+                        if k > cap:
+                            S[S_LINE, i] = 1
     seq = 0
     for rnd in range(1, B[F.B_MAX_ROUNDS] + 1):
         for side in range(2):
@@ -473,7 +803,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
         for i in range(n):
             if S[S_STATUS, i] != F.STANDING:
                 continue
-            if rnd == 1 and B[F.B_SURPRISED] == C[F.SIDE, i]:
+            if rnd == 1 and C[F.SURPRISED, i] != 0:
                 continue  # surprised: no action in round 1
             order_key[m] = -((roll2d6(s) + C[F.INIT, i]) * 4096 + bounded(s, 4096))
             cand[m] = i
@@ -487,7 +817,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
                 continue
             side = C[F.SIDE, i]
             foe = 1 - side
-            if _count(C, S, foe, -1) == 0:
+            if not exists_at(C, S, foe, -1, -1):
                 break
             seq += 1
             S[S_ACT_SEQ, i] = seq
@@ -496,52 +826,42 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
             if S[S_FAT, i] > 0 and S[S_FAT, i] >= Q[F.Q_BREATH_AT] * hp:
                 # S-4 [default]: catching breath recovers 1d of fatigue
                 S[S_FAT, i] = max(0, S[S_FAT, i] - d6_sum(s, np.int64(Q[F.Q_BREATH_DICE])))
-            elif C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
-                cast(s, C, S, B, Q, E, i, rnd, seq, cand, targets)
-            elif (C[F.RW, i] != 0 and S[S_AMMO, i] != 0
-                  and (S[S_LINE, i] == 1 or C[F.MW, i] == 0)):  # fmt: skip
-                back_target = _count(C, S, foe, 1) > 0
-                if S[S_LINE, i] == 1 and back_target and B[F.B_NARROW] == 0:
-                    if B[F.B_NO_BACK_LOF] != 0 or Q[F.Q_SECURE_LOF] == 0:
-                        back_target = False
-                    elif S[S_LOF, i] == 0:
-                        # S-6: securing the line of fire is the action, and the line
-                        # then runs both ways: every back-liner may use it
-                        S[S_LOF, :] = 1
-                        continue
-                if S[S_AMMO, i] > 0:
-                    S[S_AMMO, i] -= 1
-                ally = False
-                if back_target and B[F.B_OPEN] == 0:
-                    j = _pick(s, C, S, foe, 1, cand)
-                else:
-                    # into the engage area: the d6 procedure picks who is hit (S-6)
-                    k = _engaged_list(C, S, B, targets, i)
-                    if k == 0:
-                        continue
-                    j = targets[friendly_fire_pick(s, k)]
-                    ally = C[F.SIDE, j] == side
-                hits_before = E[side, F.E_HITS]
-                _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, rnd, seq, cand)
-                if ally and E[side, F.E_HITS] > hits_before:
-                    E[side, F.E_FRIENDLY_FIRE] += 1  # S-6: the shot hit an ally
-                if afumble and engaged(B, S, i):
-                    jj = _pick(s, C, S, foe, 0, cand)
-                    if jj >= 0:
-                        special_opportunity(s, C, S, B, Q, E, jj, i, rnd, seq, cand, targets)
-            elif C[F.MW, i] != 0 and engaged(B, S, i):
-                # an enemy side without a front line is engaged at its back line
-                line = -1 if B[F.B_OPEN] != 0 else (0 if _count(C, S, foe, 0) > 0 else 1)
-                j = _pick(s, C, S, foe, line, cand)
-                hit = weapon_hit(s, C, S, B, Q, E, i, j, False, rnd, seq, cand)
-                afumble, ddramatic = hit[1], hit[2]
-                if afumble or ddramatic:  # S-2, S-5: the opponent gets attacks [default: 1]
-                    special_opportunity(s, C, S, B, Q, E, j, i, rnd, seq, cand, targets)
+                continue
+            cover = cover_plan(C, S, B, Q, i)
+            if cover == 1:
+                S[S_COVER, i] = 1  # S-6: behind cover
+                continue
+            if cover == 2:
+                S[S_LOF, :] = 0  # S-6: the secured line of fire is removed
+                continue
+            if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
+                worth, line, end = choose_area(C, S, B, Q, i)
+                if worth:
+                    cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets)
+                    continue
+            plan = SHOT_NONE
+            end = -1
+            if C[F.RW, i] != 0 and S[S_AMMO, i] != 0 and (S[S_LINE, i] == 1 or C[F.MW, i] == 0):
+                plan, end = shot_plan(s, C, S, B, Q, i, cand)
+            if plan == SHOT_SECURE:
+                # S-6: securing the line of fire is the action, and the line then
+                # runs both ways: every back-liner may use it
+                S[S_LOF, :] = 1
+            elif plan != SHOT_NONE:
+                shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
+            elif C[F.MW, i] != 0 and S[S_LINE, i] == 0:
+                j = _melee_target(s, C, S, B, i, cand)
+                if j < 0:
+                    continue
+                _, afumble, ddramatic = weapon_hit(s, C, S, B, Q, E, i, j, False, seq)
+                if afumble:  # S-2, S-5: the defender's side gets the attack [default: 1]
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, True)
+                elif ddramatic:  # the defender itself counters its dramatic evade
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, False)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
-                if cap == 0 or _count(C, S, side, 0) < cap:
-                    S[S_LINE, i] = 0  # step up to the front line
-        a = _count(C, S, 0, -1)
-        b = _count(C, S, 1, -1)
+                _step_up(C, S, B, i)
+        a = exists_at(C, S, 0, -1, -1)
+        b = exists_at(C, S, 1, -1, -1)
         if a == 0 and b == 0:
             return 2, rnd
         if b == 0:
@@ -549,6 +869,23 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets):
         if a == 0:
             return 1, rnd
     return 2, B[F.B_MAX_ROUNDS]
+
+
+@njit(error_model="numpy")
+def _step_up(C, S, B, i):
+    """A back-liner with a melee weapon steps up to a front line with room (S-9 caps)."""
+    side = C[F.SIDE, i]
+    cap = B[F.B_FRONT_CAP]
+    ends = 2 if side == B[F.B_PINCER_SIDE] else 1
+    for k in range(ends):
+        e = k if side == B[F.B_PINCER_SIDE] else S[S_END, i]
+        if ends == 2 and count_at(C, S, 1 - side, -1, e) == 0:
+            continue  # nobody to face at this end
+        if cap == 0 or count_at(C, S, side, 0, e) < cap:
+            S[S_LINE, i] = 0
+            S[S_END, i] = e
+            S[S_COVER, i] = 0
+            return
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -570,8 +907,12 @@ def run_fights(states, chunk, n_trials, C, B, Q,
         order = np.zeros(n, np.int64)
         cand = np.zeros(n, np.int64)
         targets = np.zeros(n, np.int64)
+        foes = np.zeros(n, np.int64)
+        allies = np.zeros(n, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            outcome, rounds = play_fight(s, C, B, Q, S, E, order_key, order, cand, targets)
+            outcome, rounds = play_fight(
+                s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies
+            )
             agg_outcome[c, outcome] += 1
             agg_rounds[c, min(rounds, max_bin)] += 1
             for i in range(n):
@@ -601,8 +942,12 @@ def sample_attacks(states, chunk, C, B, Q, i, j, ranged, out):
         s = states[c]
         S = np.zeros((N_S, n), np.int64)
         S[S_LINE, :] = C[F.LINE, :]
+        if B[F.B_COVER] != 0:  # back-liners in cover
+            for q in range(n):
+                S[S_COVER, q] = C[F.LINE, q]
+        pinch = B[F.B_PINCER_SIDE] == C[F.SIDE, j]
         for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
-            hit_v, eva_v, n_dice, bonus, dtype, _ = attack_values(C, S, B, Q, i, j, ranged)
+            hit_v, eva_v, n_dice, bonus, dtype, _ = attack_values(C, S, B, Q, i, j, ranged, pinch)
             hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v, Q[F.Q_CLASH])
             out[t, 0] = hit
             out[t, 1] = dramatic

@@ -38,7 +38,9 @@ SP_FAIL_KIND = 30  # 0 nothing, 1 injury, 2 fatigue, 3 sleep
 SP_OK_N = 31
 SP_OK_BONUS = 32
 SP_OK_KIND = 33
-N_FIELDS = 34
+END = 34  # S-9 corridor: the end (0 or 1) where it starts; 0 without a second front
+SURPRISED = 35  # S-8: surprised at the start of the fight
+N_FIELDS = 36
 
 T_SLASH = 0
 T_BLUNT = 1
@@ -56,10 +58,10 @@ B_NARROW = 2  # narrow room: everything reaches the back line, medium circle = e
 B_NO_BACK_LOF = 3  # no line of fire back line to back line
 B_CLIFF = 4
 B_SHIP = 5
-B_PINCER_SIDE = 6  # -1 none, else the side attacked from both ends (+1 to hit it)
-B_COVER = 7  # the battlefield offers cover: back-liners are in cover
+B_PINCER_SIDE = 6  # S-9 corridor: -1 none, else the side attacked from both ends
+B_COVER = 7  # the battlefield offers cover: taking cover gives +2 (S-6)
 B_MAX_ROUNDS = 8
-B_SURPRISED = 9  # -1 none, 0 side A, 1 side B
+B_CONTACT = 9  # S-6 [default] 1: an engage area needs front-liners of both sides (SFRules)
 N_B = 10
 
 # Policy (float64).
@@ -73,7 +75,11 @@ Q_CLASH = 5  # S-1.2 [default] clashing specials: 0 the totals decide, 1 the def
 Q_BREATH_DICE = 6  # S-4 [default] catching breath recovers this many d6 of fatigue
 Q_FAINT_EVERY_HIT = 7  # S-4 [default] 1: a faint check on every hit while the condition holds
 Q_SPECIAL_OPP = 8  # S-5 [default] attacks the opponent gets after a fumble or dramatic evade
-N_Q = 9
+Q_TAKE_COVER = 9  # 1: the policy takes cover (S-6, S-8)
+Q_DEATH_AT_HP = 10  # S-4 [default] 0: death check when injury > HP, 1: when injury >= HP
+Q_FF_BALANCED = 11  # S-6 [default] 1: engaged listed enemy/ally alternately, 0: in slot order
+Q_SELF_AREA = 12  # S-7 [default] 1: the caster is affected inside its own area
+N_Q = 13
 
 # Final states (S-10).
 STANDING = 0

@@ -88,7 +88,8 @@ def test_sf_automatic_results():
     assert sure.p_failure == Fraction(1, 36)
 
 
-@pytest.mark.parametrize(("mod", "target"), [(0, 7), (3, 12), (-2, 4), (5, 9)])
+# (-10, 20) and (10, 5): a double six that misses and a double one that makes the target
+@pytest.mark.parametrize(("mod", "target"), [(0, 7), (3, 12), (-2, 4), (5, 9), (-10, 20), (10, 5)])
 def test_sf_check_sampled(mod, target):
     odds = sf.check(mod, target).to_series()
     counts = sf.sample_check(mod, target, 300_000, seed=8)

@@ -177,3 +177,12 @@ def test_attack_sampling_test_can_fail():
     _, dmg = sample_attack("warrior", "orc", 120_000, seed=17)
     with pytest.raises(AssertionError):
         assert_matches(dmg, sf.attack("warrior", "orc", cover=True, surprised=True).damage)
+
+
+@pytest.mark.parametrize("clash", ["totals", "defender"])
+def test_s1_2_clashing_specials_in_the_kernel(clash):
+    # Hit value +100: only the specials can make a miss, and two clashing specials
+    # (2 against 2, 12 against 12: 2/1296) decide by the totals or for the defender.
+    strong = char("Strong", combat=100)
+    counts, dmg = sample_attack(strong, char("Weak"), 1_000_000, seed=31, clash=clash)
+    assert_rate(int(counts["hit"]), dmg.size, float(opposed(100, 0, clash).hit))

@@ -1,10 +1,12 @@
 """Shared†Fantasia (RULES.md part 2): checks, attacks, fainting and party fights."""
 
+from montecarlo.sf.battlefields import load_battlefields
 from montecarlo.sf.characters import Character, Spell, load_characters, parse_dice
 from montecarlo.sf.checks import OUTCOMES, CheckOdds, check, sample_check
 from montecarlo.sf.exact import (
     AttackOdds,
     SFState,
+    ally_hit_chance,
     attack,
     death_chance,
     faint_chance,
@@ -26,12 +28,14 @@ __all__ = [
     "SFRules",
     "SFState",
     "Spell",
+    "ally_hit_chance",
     "attack",
     "check",
     "death_chance",
     "faint_chance",
     "fight",
     "friendly_fire",
+    "load_battlefields",
     "load_characters",
     "opposed",
     "outcome_chances",

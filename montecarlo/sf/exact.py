@@ -303,6 +303,25 @@ def friendly_fire(n: int) -> pd.DataFrame:
                          "exact": [str(p) for p in probs]})  # fmt: skip
 
 
+def ally_hit_chance(allies: int, enemies: int) -> Fraction:
+    """Exact chance that a shot into the engage area hits one of the shooter's allies.
+
+    The engaged characters (the shooter left out) are listed alternately enemy
+    and ally, enemies first, before the S-6 groups are filled (S-6 [default]
+    balanced groups), so the chance never depends on which side shoots.
+    """
+    for v, what in ((allies, "allies"), (enemies, "enemies")):
+        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 0:
+            raise InputError(f"{what} must be a whole number >= 0, got {v!r}")
+    if allies + enemies == 0:
+        raise InputError("friendly fire needs at least one engaged character")
+    order = []
+    for q in range(max(allies, enemies)):
+        order += ["enemy"] * (q < enemies) + ["ally"] * (q < allies)
+    probs = friendly_fire(allies + enemies)["exact"]
+    return sum((Fraction(p) for p, w in zip(probs, order, strict=True) if w == "ally"), Fraction(0))
+
+
 # -- fainting and death (S-4) ---------------------------------------------------------------
 @dataclass(frozen=True)
 class SFState:
@@ -340,18 +359,26 @@ class SFState:
         return replace(self, fatigue=fatigue, peak=peak, heavy=heavy)
 
 
-def outcome_chances(state: SFState, save_mod: int = 0) -> dict[str, float]:
+DEATH_THRESHOLDS = (">", ">=")
+
+
+def outcome_chances(
+    state: SFState, save_mod: int = 0, death_threshold: str = ">"
+) -> dict[str, float]:
     """Chances of standing, fainted and dead right after damage put ``state`` where it is.
 
     Automatic death at injury >= HP + 10; a death check (Fortitude, target 10,
-    penalty injury - HP) when injury exceeds HP, fainting even on a success;
+    penalty injury - HP) when injury exceeds HP (``death_threshold=">"``, S-4
+    [default]; ``">="`` makes it at injury >= HP), fainting even on a success;
     otherwise a faint check (target 10 + injury + fatigue + heavy - HP) when
     injury + max(fatigue, heavy) reaches HP.
     """
+    if death_threshold not in DEATH_THRESHOLDS:
+        raise InputError(f"death_threshold is '>' or '>=', not {death_threshold!r}")
     over = state.injury - state.hp
     if state.injury >= state.hp + 10:
         return {"standing": 0.0, "fainted": 0.0, "dead": 1.0}
-    if over > 0:
+    if over > 0 or (over == 0 and death_threshold == ">="):
         survive = float(check(state.fortitude + save_mod - over, 10).p_success)
         return {"standing": 0.0, "fainted": survive, "dead": 1 - survive}
     if state.injury + state.effective_fatigue >= state.hp:
@@ -361,27 +388,69 @@ def outcome_chances(state: SFState, save_mod: int = 0) -> dict[str, float]:
     return {"standing": 1.0, "fainted": 0.0, "dead": 0.0}
 
 
-def _expected(state: SFState, damage: int | Distribution, kind: str, save_mod: int) -> dict:
+def _after(state: SFState, damage: int, kind: str, save_mod: int, threshold: str) -> dict:
+    if damage <= 0:  # S-4: a blow that deals no damage triggers no check
+        return {"standing": 1.0, "fainted": 0.0, "dead": 0.0}
+    return outcome_chances(state.take(damage, kind), save_mod, threshold)
+
+
+def _expected(
+    state: SFState | Character | str,
+    damage: int | Distribution,
+    kind: str,
+    save_mod: int,
+    threshold: str,
+    roster: CharacterRoster | None,
+) -> dict:
+    if isinstance(state, str | Character):
+        state = SFState.of(resolve_character(state, roster))
+    elif not isinstance(state, SFState):
+        raise InputError(
+            f"state is an SFState, a Character or a character name, not {type(state).__name__}"
+        )
+    if kind not in ("injury", "fatigue"):
+        raise InputError(f"damage kind is 'injury' or 'fatigue', not {kind!r}")
+    if isinstance(save_mod, bool) or not isinstance(save_mod, int | np.integer):
+        raise InputError(f"save_mod must be an integer, got {save_mod!r}")
     if isinstance(damage, Distribution):
         total = {"standing": 0.0, "fainted": 0.0, "dead": 0.0}
         for v, p in zip(damage.support, damage.probabilities, strict=True):
-            for k, x in outcome_chances(state.take(int(v), kind), save_mod).items():
+            for k, x in _after(state, int(v), kind, save_mod, threshold).items():
                 total[k] += p * x
         return total
-    return outcome_chances(state.take(int(damage), kind), save_mod)
+    if isinstance(damage, bool) or not isinstance(damage, int | np.integer):
+        raise InputError(
+            f"damage is a whole number or a Distribution, not {type(damage).__name__} {damage!r}"
+        )
+    return _after(state, int(damage), kind, save_mod, threshold)
 
 
-def faint_chance(state: SFState | Character, damage: int | Distribution, kind: str = "injury",
-                 save_mod: int = 0) -> float:  # fmt: skip
-    """Chance of ending fainted (alive) after taking ``damage`` (S-4)."""
-    if isinstance(state, Character):
-        state = SFState.of(state)
-    return _expected(state, damage, kind, save_mod)["fainted"]
+def faint_chance(
+    state: SFState | Character | str,
+    damage: int | Distribution,
+    kind: str = "injury",
+    save_mod: int = 0,
+    *,
+    death_threshold: str = ">",
+    roster: CharacterRoster | None = None,
+) -> float:
+    """Chance of ending fainted (alive) after taking ``damage`` (S-4).
+
+    ``state`` is an :class:`SFState`, a :class:`Character` or a character name
+    from the roster (unhurt).  A damage of 0 triggers no check.
+    ``death_threshold`` is the S-4 [default] ``">"`` (or ``">="``).
+    """
+    return _expected(state, damage, kind, save_mod, death_threshold, roster)["fainted"]
 
 
-def death_chance(state: SFState | Character, damage: int | Distribution, kind: str = "injury",
-                 save_mod: int = 0) -> float:  # fmt: skip
-    """Chance of dying after taking ``damage`` (S-4)."""
-    if isinstance(state, Character):
-        state = SFState.of(state)
-    return _expected(state, damage, kind, save_mod)["dead"]
+def death_chance(
+    state: SFState | Character | str,
+    damage: int | Distribution,
+    kind: str = "injury",
+    save_mod: int = 0,
+    *,
+    death_threshold: str = ">",
+    roster: CharacterRoster | None = None,
+) -> float:
+    """Chance of dying after taking ``damage`` (S-4); arguments as :func:`faint_chance`."""
+    return _expected(state, damage, kind, save_mod, death_threshold, roster)["dead"]

@@ -8,6 +8,7 @@ battlefield are parameters (:class:`Policy`, :class:`Battlefield`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
@@ -22,6 +23,7 @@ from montecarlo.driver import check_trials, run_batches
 from montecarlo.errors import InputError
 from montecarlo.outcomes import OutcomeRates
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
+from montecarlo.sf.battlefields import BATTLEFIELDS, Battlefield
 from montecarlo.sf.characters import (
     AREAS,
     DAMAGE_TYPES,
@@ -39,49 +41,6 @@ STATES = ("standing", "fainted", "dead", "overboard")
 
 
 @dataclass(frozen=True)
-class Battlefield:
-    """A battlefield preset (S-9); build your own with the same fields.
-
-    Attributes
-    ----------
-    front_cap : int
-        Most front-liners per side (0: no limit).
-    open : bool
-        Everyone is in the engage area.
-    narrow : bool
-        Ranged attacks and magic reach the back line at near range; a medium
-        circle covers everyone.
-    no_back_lof : bool
-        No line of fire from back line to back line.
-    cliff, ship : bool
-        Trips throw off the cliff (Intuition 12); the ship deck gives -2 to
-        hit, evade and Intuition unless used to ships, and a melee fumble on
-        hit or evade goes overboard.
-    cover : bool
-        The field offers cover: back-liners are in cover (S-6).
-    """
-
-    name: str
-    front_cap: int = 0
-    open: bool = False
-    narrow: bool = False
-    no_back_lof: bool = False
-    cliff: bool = False
-    ship: bool = False
-    cover: bool = False
-
-
-BATTLEFIELDS = {
-    "open": Battlefield("open battlefield", open=True),
-    "narrow": Battlefield("narrow room", narrow=True),
-    "corridor": Battlefield("corridor", front_cap=2, no_back_lof=True),
-    "cliff": Battlefield("cliff path", front_cap=1, no_back_lof=True, cliff=True),
-    "ship": Battlefield("ship deck", ship=True),
-    "field": Battlefield("field with cover", cover=True),
-}
-
-
-@dataclass(frozen=True)
 class Policy:
     """How characters choose their one action per round (S-8 [default]).
 
@@ -94,10 +53,17 @@ class Policy:
     trip_chance : float
         Share of melee attacks that are trips (≪足払い≫) on a cliff or ship deck.
     secure_line_of_fire : bool
-        Back-line shooters secure a line of fire to the enemy back line first;
-        otherwise they shoot into the engage area.
+        Where a line of fire is needed and allowed (not in the open, the narrow
+        room, a corridor or on a cliff), back-line shooters secure one to the
+        enemy back line and shoot through it; otherwise they shoot into the
+        engage area.  A line secured by either side runs both ways (S-6).
     cast : bool
         Characters with a spell cast it rather than fight.
+    take_cover : bool
+        Back-liners take cover (S-6, S-8): behind cover, once, where the
+        battlefield has it and the enemy has a shooter or a caster; else they
+        remove a secured line of fire that only enemy shooters use, while their
+        own front line holds an engage area.
     """
 
     breath_at: float = 0.5
@@ -105,6 +71,7 @@ class Policy:
     trip_chance: float = 0.0
     secure_line_of_fire: bool = True
     cast: bool = True
+    take_cover: bool = True
 
     def to_array(self, rules: SFRules | None = None) -> np.ndarray:
         """The kernel's ``Q`` array: this policy, then the rule defaults."""
@@ -117,10 +84,14 @@ class Policy:
         q[F.Q_TRIP_CHANCE] = self.trip_chance
         q[F.Q_SECURE_LOF] = float(self.secure_line_of_fire)
         q[F.Q_CAST] = float(self.cast)
+        q[F.Q_TAKE_COVER] = float(self.take_cover)
         q[F.Q_CLASH] = 0.0 if rules.clash == "totals" else 1.0
         q[F.Q_BREATH_DICE] = rules.breath_dice
         q[F.Q_FAINT_EVERY_HIT] = float(rules.faint_check_every_hit)
         q[F.Q_SPECIAL_OPP] = rules.special_opportunity_attacks
+        q[F.Q_DEATH_AT_HP] = float(rules.death_threshold == ">=")
+        q[F.Q_FF_BALANCED] = float(rules.friendly_fire_order == "balanced")
+        q[F.Q_SELF_AREA] = float(rules.caster_in_own_area)
         return q
 
 
@@ -141,16 +112,41 @@ class SFRules:
     special_opportunity_attacks : int
         S-5: attacks the opponent gets after a fumble or a dramatic melee evade
         [default 1].
+    death_threshold : ">" or ">="
+        S-4: the death check is made when injury > HP [default], or when
+        injury >= HP (the seed says both).
+    engage_needs_contact : bool
+        S-6: an engage area exists only while both sides have a standing
+        front-liner there [default]; False makes one front line alone an
+        engage area (shots into it can then only hit that side).
+    friendly_fire_order : "balanced" or "slots"
+        S-6: the engaged characters fill the d6 groups alternately enemy and
+        ally of the shooter, enemies first [default], or in slot order (side A
+        first), which makes the chance of hitting an ally depend on the side.
+    caster_in_own_area : bool
+        S-7: the caster is affected when it stands inside its own area
+        [default], or never.
     """
 
     clash: str = "totals"
     breath_dice: int = 1
     faint_check_every_hit: bool = True
     special_opportunity_attacks: int = 1
+    death_threshold: str = ">"
+    engage_needs_contact: bool = True
+    friendly_fire_order: str = "balanced"
+    caster_in_own_area: bool = True
 
     def __post_init__(self) -> None:
+        if self.friendly_fire_order not in ("balanced", "slots"):
+            raise InputError(
+                "rules.friendly_fire_order is 'balanced' or 'slots', "
+                f"not {self.friendly_fire_order!r}"
+            )
         if self.clash not in ("totals", "defender"):
             raise InputError(f"rules.clash is 'totals' or 'defender', not {self.clash!r}")
+        if self.death_threshold not in (">", ">="):
+            raise InputError(f"rules.death_threshold is '>' or '>=', not {self.death_threshold!r}")
         if not 0 <= self.breath_dice <= 10 or not 0 <= self.special_opportunity_attacks <= 10:
             raise InputError("rules.breath_dice and special_opportunity_attacks lie in 0..10")
 
@@ -188,13 +184,26 @@ def _effect(e: Effect) -> tuple[int, int, int]:
     return e.damage.n, e.damage.bonus, F.K_FATIGUE if e.kind == "fatigue" else F.K_INJURY
 
 
-def pack_party(a: list[Character], b: list[Character]) -> np.ndarray:
-    """The kernel's character table ``C[field, i]``, side A first (the only packer)."""
+def pack_party(
+    a: list[Character],
+    b: list[Character],
+    *,
+    surprised: Iterable[int] = (),
+    ends: list[int] | None = None,
+) -> np.ndarray:
+    """The kernel's character table ``C[field, i]``, side A first (the only packer).
+
+    ``surprised`` lists the slots (A first, from 0) surprised at the start (S-8);
+    ``ends`` gives each slot's corridor end (S-9 second front), 0 for all if None.
+    """
     cols = []
+    surprised = set(surprised)
     for side, party in enumerate((a, b)):
         for c in party:
             col = [0] * F.N_FIELDS
             col[F.SIDE] = side
+            col[F.SURPRISED] = int(len(cols) in surprised)
+            col[F.END] = 0 if ends is None else ends[len(cols)]
             col[F.LINE] = 0 if c.position == "front" else 1
             col[F.BODY], col[F.TECH], col[F.COMBAT] = c.body, c.tech, c.combat
             col[F.INIT], col[F.HP] = c.initiative, c.hp
@@ -220,10 +229,13 @@ def pack_party(a: list[Character], b: list[Character]) -> np.ndarray:
     return np.array(cols, dtype=np.int64).T.copy()
 
 
-def battlefield_array(bf: Battlefield, pincer: int, surprised: int, max_rounds: int) -> np.ndarray:
+def battlefield_array(
+    bf: Battlefield, pincer: int, max_rounds: int, rules: SFRules | None = None
+) -> np.ndarray:
     """The kernel's battlefield array ``B`` (layout in :mod:`kernels.sf_layout`).
 
-    ``pincer`` and ``surprised`` are side numbers, -1 for none.
+    ``pincer`` is the side attacked from both ends, -1 for none.  The S-6
+    contact rule of ``rules`` rides along, since it decides where engage areas are.
     """
     b = np.zeros(F.N_B, np.int64)
     b[F.B_FRONT_CAP] = bf.front_cap
@@ -234,8 +246,8 @@ def battlefield_array(bf: Battlefield, pincer: int, surprised: int, max_rounds: 
     b[F.B_SHIP] = bf.ship
     b[F.B_COVER] = bf.cover
     b[F.B_PINCER_SIDE] = pincer
-    b[F.B_SURPRISED] = surprised
     b[F.B_MAX_ROUNDS] = max_rounds
+    b[F.B_CONTACT] = (rules or SFRules()).engage_needs_contact
     return b
 
 
@@ -248,6 +260,51 @@ def _side(value: str | None, what: str) -> int:
     if key in ("b", "1", "party_b", "second"):
         return 1
     raise InputError(f"{what} names a side: 'a' or 'b', got {value!r}")
+
+
+def surprised_slots(surprise: str | Iterable[int] | None, n_a: int, n_b: int) -> set[int]:
+    """S-8: the slots (side A first, from 0) surprised at the start of a fight.
+
+    ``surprise`` is a side (``"a"`` or ``"b"``), or the slot numbers of single
+    characters (as in :meth:`FightResult.characters`), or None.
+    """
+    if surprise is None:
+        return set()
+    if isinstance(surprise, str):
+        side = _side(surprise, "surprise")
+        return set(range(n_a)) if side == 0 else set(range(n_a, n_a + n_b))
+    try:
+        slots = list(surprise)
+    except TypeError:
+        raise InputError(
+            f"surprise is a side ('a' or 'b') or a list of slot numbers, got {surprise!r}"
+        ) from None
+    for k in slots:
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 0 <= k < n_a + n_b:
+            raise InputError(f"surprise slot {k!r} is not a slot number 0..{n_a + n_b - 1}")
+    return {int(k) for k in slots}
+
+
+def corridor_ends(a: list[Character], b: list[Character], pincer: int, n_rear: int) -> list[int]:
+    """S-9 second front: the end (0 or 1) of every slot, side A first.
+
+    The pinched side's front-liners alternate between the two ends in written
+    order [default] (its back line stands between them).  The other side's last
+    ``n_rear`` characters (``fight(rear=)``) come from end 1; without them, that
+    side's characters alternate between the ends in written order [default].
+    """
+    ends: list[int] = []
+    for side, party in enumerate((a, b)):
+        k = 0
+        for idx, c in enumerate(party):
+            if side == pincer:
+                ends.append(k % 2 if c.position == "front" else 0)
+                k += c.position == "front"
+            elif n_rear:
+                ends.append(int(idx >= len(party) - n_rear))
+            else:
+                ends.append(idx % 2)
+    return ends
 
 
 @dataclass
@@ -405,6 +462,21 @@ class FightResult(OutcomeRates):
         return fig
 
 
+def resolve_battlefield(
+    battlefield: str | Battlefield, battlefields: Mapping[str, Battlefield] | None = None
+) -> Battlefield:
+    """A :class:`Battlefield` given itself or a preset key (S-9)."""
+    if isinstance(battlefield, Battlefield):
+        return battlefield
+    presets = BATTLEFIELDS if battlefields is None else battlefields
+    if not isinstance(battlefield, str) or battlefield.lower() not in presets:
+        raise InputError(
+            f"unknown battlefield {battlefield!r}; expected one of "
+            f"{', '.join(presets)} or a Battlefield"
+        )
+    return presets[battlefield.lower()]
+
+
 def fight(
     party_a: str | list,
     party_b: str | list,
@@ -414,8 +486,10 @@ def fight(
     seed: SeedLike = None,
     rng: SeedLike = None,
     battlefield: str | Battlefield = "open",
-    surprise: str | None = None,
+    battlefields: Mapping[str, Battlefield] | None = None,
+    surprise: str | Iterable[int] | None = None,
     pincer: str | None = None,
+    rear: str | list | None = None,
     policy: Policy | None = None,
     rules: SFRules | None = None,
     max_rounds: int = 100,
@@ -437,12 +511,23 @@ def fight(
         rate's 95% Wilson half-width is at most ``precision``.
     battlefield : str or Battlefield
         ``open``, ``narrow``, ``corridor``, ``cliff``, ``ship`` or ``field``
-        (open ground with cover), or your own :class:`Battlefield`.
-    surprise : "a" or "b", optional
-        The surprised side (S-8): no action in round 1, -2 to evades and saves
-        until it has acted.
+        (open ground with cover), a key of ``battlefields``, or your own
+        :class:`Battlefield`.
+    battlefields : mapping, optional
+        Presets by key, e.g. ``sf.load_battlefields("my_fields.toml")``
+        (default: the shipped ones).
+    surprise : "a", "b" or list of int, optional
+        The surprised side, or the slots of surprised characters (side A
+        first, from 0) (S-8): no action in round 1, -2 to evades and saves
+        against characters not surprised until they have acted.
     pincer : "a" or "b", optional
-        In a corridor, the side attacked from both ends (+1 to hit it).
+        The side attacked from both ends of a corridor (S-9 second front; the
+        battlefield must allow one).  Each end has its own front line (capped
+        per end) and engage area; once that side is reduced to front-liners it
+        is caught in a pincer and attacks on it get +1.
+    rear : str or list, optional
+        With ``pincer``: the other side's characters that come from the rear
+        end, added to its party (default: that party alternates between ends).
     policy : Policy, optional
         The action policy (defaults documented on :class:`Policy`).
     rules : SFRules, optional
@@ -458,24 +543,32 @@ def fight(
         max_trials = check_trials(max_trials, "max_trials")
     else:
         trials = check_trials(20_000 if trials is None else trials)
-    if isinstance(battlefield, str):
-        if battlefield.lower() not in BATTLEFIELDS:
-            raise InputError(
-                f"unknown battlefield {battlefield!r}; expected one of "
-                f"{', '.join(BATTLEFIELDS)} or a Battlefield"
-            )
-        battlefield = BATTLEFIELDS[battlefield.lower()]
+    battlefield = resolve_battlefield(battlefield, battlefields)
     policy = policy or Policy()
     a = parse_party(party_a, roster)
     b = parse_party(party_b, roster)
-    C = pack_party(a, b)
-    B = battlefield_array(
-        battlefield,
-        _side(pincer, "pincer"),
-        _side(surprise, "surprise"),
-        check_trials(max_rounds, "max_rounds"),
-    )
+    pinc = _side(pincer, "pincer")
+    ends = None
+    n_rear = 0
+    if rear is not None and pinc < 0:
+        raise InputError("rear= needs pincer=, the side attacked from both ends")
+    if pinc >= 0:
+        if not battlefield.second_front:
+            raise InputError(
+                f"pincer= needs a battlefield with a second front (the corridor); "
+                f"{battlefield.name!r} has none"
+            )
+        if rear is not None:
+            extra = parse_party(rear, roster)
+            n_rear = len(extra)
+            if pinc == 0:
+                b = b + extra
+            else:
+                a = a + extra
+        ends = corridor_ends(a, b, pinc, n_rear)
+    C = pack_party(a, b, surprised=surprised_slots(surprise, len(a), len(b)), ends=ends)
     rules = rules or SFRules()
+    B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"), rules)
     Q = policy.to_array(rules)
     ss = resolve_seed(seed, rng)
     n_chars = C.shape[1]
@@ -501,8 +594,9 @@ def fight(
         per_trial = {k: np.concatenate([row[i] for row in kept]) for i, k in enumerate(names)}
     options = {
         "battlefield": battlefield.name,
-        "surprise": surprise,
+        "surprise": surprise if surprise is None or isinstance(surprise, str) else list(surprise),
         "pincer": pincer,
+        "rear": rear if rear is None or isinstance(rear, str) else str(rear),
         "max_rounds": max_rounds,
         "policy": asdict(policy),
         "rules": asdict(rules),

@@ -48,9 +48,9 @@ def sample_attack(
     a = replace(a, weapons=(w,), spells=(), combat=a.combat + hit_mod,
                 position="back" if shooter_in_cover else "front")  # fmt: skip
     d = replace(d, combat=d.combat + evade_mod, position="back" if cover else "front")
-    C = pack_party([a], [d])
+    C = pack_party([a], [d], surprised=[1] if surprised else [])
     bf = BATTLEFIELDS["field"] if (cover or shooter_in_cover) else BATTLEFIELDS["narrow"]
-    B = battlefield_array(replace(bf, ship=ship), 1 if pincer else -1, 1 if surprised else -1, 1)
+    B = battlefield_array(replace(bf, ship=ship), 1 if pincer else -1, 1)
     Q = Policy(fatigue_attacks=fatigue_attack).to_array(SFRules(clash=clash))
     ss = resolve_seed(seed, rng)
 
