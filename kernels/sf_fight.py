@@ -411,12 +411,16 @@ def pick_among(s, m):
 
 
 @njit(error_model="numpy")
-def friendly_fire_pick(s, n):
-    """S-6: index in 0..n-1 of the engaged character a shot into the melee hits."""
+def friendly_fire_pick(s, n, six):
+    """S-6: index in 0..n-1 of the engaged character a shot into the melee hits.
+
+    Above 6 characters a d6 picks a group: [default] as few groups as hold them
+    (7-12 make 2, 13-18 make 3, ...), or always 6 when ``six`` is true.
+    """
     offset = 0
     size = n
     while size > 6:
-        g = min(6, (size + 5) // 6)
+        g = 6 if six else min(6, (size + 5) // 6)
         base = size // g
         extra = size % g
         k = pick_among(s, g)
@@ -781,7 +785,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
     elif plan == SHOT_ENGAGE:
         # into the engage area: the d6 procedure picks who is hit (S-6)
         k = _engaged_list(C, S, B, Q, end, i, targets, foes, allies)
-        j = targets[friendly_fire_pick(s, k)] if k > 0 else -1
+        j = targets[friendly_fire_pick(s, k, Q[F.Q_FF_SIX] > 0)] if k > 0 else -1
         ally = j >= 0 and C[F.SIDE, j] == side
     elif plan == SHOT_FRONT:
         k = _uncontacted_front(C, S, B, i, cand)
@@ -996,9 +1000,10 @@ def sample_attacks(states, chunk, C, B, Q, i, j, ranged, out):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def sample_friendly_fire(states, chunk, n, out):
-    """``out[t]`` = position hit among ``n`` engaged characters (S-6 d6 procedure)."""
+def sample_friendly_fire(states, chunk, n, six, out):
+    """``out[t]`` = position hit among ``n`` engaged characters (S-6 d6 procedure;
+    ``six``: always 6 groups above 6 characters)."""
     for c in prange(states.shape[0]):
         s = states[c]
         for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
-            out[t] = friendly_fire_pick(s, n)
+            out[t] = friendly_fire_pick(s, n, six)

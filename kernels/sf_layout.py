@@ -83,7 +83,8 @@ Q_COUP = (
     13  # S-4 [default] 1: a front-liner finishes a fainted enemy when no standing one is in reach
 )
 Q_INIT_DICE = 14  # S-8 [default] initiative is this many d6 + the modifier (2)
-N_Q = 15
+Q_FF_SIX = 15  # S-6 [default] 0: fewest groups (7-12 make 2, ...), 1: always 6 groups above 6
+N_Q = 16
 
 # Final states (S-10).
 STANDING = 0

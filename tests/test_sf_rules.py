@@ -694,3 +694,18 @@ def test_s8_initiative_dice_is_a_rule_parameter():
     assert base.counts["a"] > flat.counts["a"] + 1000  # Slow wins far more with 2d6
     with pytest.raises(mc.InputError, match="initiative_dice"):
         sf.SFRules(initiative_dice=-1)
+
+
+def test_s6_friendly_fire_groups_is_a_rule_parameter():
+    # 1 ally and 6 enemies engaged (open field): listed e,a,e,e,e,e,e.  Fewest
+    # groups [default]: 4 and 3, the ally is hit 1/2 * 1/4; six groups: 2,1,1,1,1,1,
+    # the ally is hit 1/6 * 1/2.
+    assert sf.ally_hit_chance(1, 6) == Fraction(1, 8)
+    assert sf.ally_hit_chance(1, 6, groups="six") == Fraction(1, 12)
+    hit = sf.attack(SHOOTER, IDLE).odds.hit
+    for groups, share in (("fewest", Fraction(1, 8)), ("six", Fraction(1, 12))):
+        r = run([(SHOOTER, 1), (IDLE, 1)], [(IDLE, 6)], trials=20_000, seed=5, max_rounds=1,
+                rules=sf.SFRules(friendly_fire_groups=groups))  # fmt: skip
+        assert_rate(events(r, 0, F.E_FRIENDLY_FIRE), r.n, float(share * hit))
+    with pytest.raises(mc.InputError, match="friendly_fire_groups"):
+        sf.SFRules(friendly_fire_groups="many")

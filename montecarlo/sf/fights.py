@@ -100,6 +100,7 @@ class Policy:
         q[F.Q_SELF_AREA] = float(rules.caster_in_own_area)
         q[F.Q_COUP] = float(self.coup_de_grace)
         q[F.Q_INIT_DICE] = rules.initiative_dice
+        q[F.Q_FF_SIX] = float(rules.friendly_fire_groups == "six")
         return q
 
 
@@ -137,6 +138,9 @@ class SFRules:
     initiative_dice : int
         S-8: each round's initiative is this many d6 + the initiative modifier
         [default 2]; 0: the modifier alone, ties at random.
+    friendly_fire_groups : "fewest" or "six"
+        S-6: 7 or more engaged characters make as few d6 groups as hold them,
+        7-12 two, 13-18 three, ... [default], or always six groups.
     """
 
     clash: str = "totals"
@@ -148,6 +152,7 @@ class SFRules:
     friendly_fire_order: str = "balanced"
     caster_in_own_area: bool = True
     initiative_dice: int = 2
+    friendly_fire_groups: str = "fewest"
 
     def __post_init__(self) -> None:
         if self.friendly_fire_order not in ("balanced", "slots"):
@@ -161,6 +166,11 @@ class SFRules:
             raise InputError(f"rules.death_threshold is '>' or '>=', not {self.death_threshold!r}")
         if not 0 <= self.breath_dice <= 10 or not 0 <= self.special_opportunity_attacks <= 10:
             raise InputError("rules.breath_dice and special_opportunity_attacks lie in 0..10")
+        if self.friendly_fire_groups not in ("fewest", "six"):
+            raise InputError(
+                "rules.friendly_fire_groups is 'fewest' or 'six', "
+                f"not {self.friendly_fire_groups!r}"
+            )
         if not 0 <= self.initiative_dice <= 10:
             raise InputError(f"rules.initiative_dice lies in 0..10, not {self.initiative_dice}")
 
