@@ -411,12 +411,16 @@ def pick_among(s, m):
 
 
 @njit(error_model="numpy")
-def friendly_fire_pick(s, n):
-    """S-6: index in 0..n-1 of the engaged character a shot into the melee hits."""
+def friendly_fire_pick(s, n, six):
+    """S-6: index in 0..n-1 of the engaged character a shot into the melee hits.
+
+    Above 6 characters a d6 picks a group: [default] as few groups as hold them
+    (7-12 make 2, 13-18 make 3, ...), or always 6 when ``six`` is true.
+    """
     offset = 0
     size = n
     while size > 6:
-        g = min(6, (size + 5) // 6)
+        g = 6 if six else min(6, (size + 5) // 6)
         base = size // g
         extra = size % g
         k = pick_among(s, g)
@@ -734,6 +738,42 @@ def _melee_target(s, C, S, B, i, cand):
     return pick_at(s, C, S, foe, -1, -1, cand)
 
 
+@njit(forceinline=True, error_model="numpy")
+def _initiative_roll(s, Q):
+    """S-8 [default]: the dice of an initiative roll, 2d6 unless ``Q_INIT_DICE`` says otherwise."""
+    n = np.int64(Q[F.Q_INIT_DICE])
+    if n == 2:
+        return roll2d6(s)  # the default keeps its own draws
+    return d6_sum(s, n)
+
+
+@njit(error_model="numpy")
+def coup_de_grace(s, C, S, B, i, cand):
+    """S-4 (``Policy.coup_de_grace``): with no standing enemy front-liner at its end,
+    front-liner ``i`` strikes a fainted enemy front-liner there a finishing blow, which
+    kills it.  Returns True if it did (that is its action).
+
+    In the open everyone standing is in reach, so there is never a fainted enemy
+    to finish while the fight goes on.
+    """
+    if B[F.B_OPEN] != 0:
+        return False
+    foe = 1 - C[F.SIDE, i]
+    e = S[S_END, i]
+    if exists_at(C, S, foe, 0, e):
+        return False
+    k = 0
+    for j in range(C.shape[1]):
+        if C[F.SIDE, j] == foe and S[S_STATUS, j] == F.FAINTED:
+            if S[S_LINE, j] == 0 and S[S_END, j] == e:
+                cand[k] = j
+                k += 1
+    if k == 0:
+        return False
+    S[S_STATUS, cand[bounded(s, k)]] = F.DEAD  # S-4: a finishing blow kills
+    return True
+
+
 @njit(error_model="numpy")
 def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies):
     """Make i's shot (S-6): find the target, spend the ammunition, resolve the attack."""
@@ -745,7 +785,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
     elif plan == SHOT_ENGAGE:
         # into the engage area: the d6 procedure picks who is hit (S-6)
         k = _engaged_list(C, S, B, Q, end, i, targets, foes, allies)
-        j = targets[friendly_fire_pick(s, k)] if k > 0 else -1
+        j = targets[friendly_fire_pick(s, k, Q[F.Q_FF_SIX] > 0)] if k > 0 else -1
         ally = j >= 0 and C[F.SIDE, j] == side
     elif plan == SHOT_FRONT:
         k = _uncontacted_front(C, S, B, i, cand)
@@ -798,14 +838,14 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
     for rnd in range(1, B[F.B_MAX_ROUNDS] + 1):
         for side in range(2):
             _fill_front(s, C, S, B, side, cand)
-        # S-8: initiative 2d6 + modifier, highest first, ties at random
+        # S-8 [default]: initiative 2d6 + modifier, highest first, ties at random
         m = 0
         for i in range(n):
             if S[S_STATUS, i] != F.STANDING:
                 continue
             if rnd == 1 and C[F.SURPRISED, i] != 0:
                 continue  # surprised: no action in round 1
-            order_key[m] = -((roll2d6(s) + C[F.INIT, i]) * 4096 + bounded(s, 4096))
+            order_key[m] = -((_initiative_roll(s, Q) + C[F.INIT, i]) * 4096 + bounded(s, 4096))
             cand[m] = i
             m += 1
         idx = np.argsort(order_key[:m])
@@ -850,6 +890,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
             elif plan != SHOT_NONE:
                 shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 0:
+                if Q[F.Q_COUP] > 0 and coup_de_grace(s, C, S, B, i, cand):
+                    continue
                 j = _melee_target(s, C, S, B, i, cand)
                 if j < 0:
                     continue
@@ -958,9 +1000,10 @@ def sample_attacks(states, chunk, C, B, Q, i, j, ranged, out):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def sample_friendly_fire(states, chunk, n, out):
-    """``out[t]`` = position hit among ``n`` engaged characters (S-6 d6 procedure)."""
+def sample_friendly_fire(states, chunk, n, six, out):
+    """``out[t]`` = position hit among ``n`` engaged characters (S-6 d6 procedure;
+    ``six``: always 6 groups above 6 characters)."""
     for c in prange(states.shape[0]):
         s = states[c]
         for t in range(c * chunk, min(out.shape[0], (c + 1) * chunk)):
-            out[t] = friendly_fire_pick(s, n)
+            out[t] = friendly_fire_pick(s, n, six)

@@ -79,7 +79,12 @@ Q_TAKE_COVER = 9  # 1: the policy takes cover (S-6, S-8)
 Q_DEATH_AT_HP = 10  # S-4 [default] 0: death check when injury > HP, 1: when injury >= HP
 Q_FF_BALANCED = 11  # S-6 [default] 1: engaged listed enemy/ally alternately, 0: in slot order
 Q_SELF_AREA = 12  # S-7 [default] 1: the caster is affected inside its own area
-N_Q = 13
+Q_COUP = (
+    13  # S-4 [default] 1: a front-liner finishes a fainted enemy when no standing one is in reach
+)
+Q_INIT_DICE = 14  # S-8 [default] initiative is this many d6 + the modifier (2)
+Q_FF_SIX = 15  # S-6 [default] 0: fewest groups (7-12 make 2, ...), 1: always 6 groups above 6
+N_Q = 16
 
 # Final states (S-10).
 STANDING = 0

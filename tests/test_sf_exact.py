@@ -141,6 +141,19 @@ def test_s6_friendly_fire_kernel_matches_exact(n):
     assert stats.chisquare(counts, expected).pvalue > 1e-3
 
 
+@pytest.mark.parametrize("n", [7, 9, 13, 40])
+def test_s6_friendly_fire_six_groups_kernel_matches_exact(n):
+    # SFRules.friendly_fire_groups = "six": always six groups above 6 characters
+    six = sf.friendly_fire(n, groups="six")
+    assert six["group"].nunique() == 6
+    assert sum(Fraction(x) for x in six["exact"]) == 1
+    assert not np.allclose(six["probability"], sf.friendly_fire(n)["probability"])
+    counts = sample_friendly_fire_counts(n, 60_000, seed=n, groups="six")
+    assert stats.chisquare(counts, six["probability"].to_numpy() * counts.sum()).pvalue > 1e-3
+    with pytest.raises(mc.InputError, match="six"):
+        sf.friendly_fire(n, groups="all")
+
+
 def test_friendly_fire_test_can_fail():
     counts = sample_friendly_fire_counts(7, 60_000, seed=1)
     uniform = np.full(7, counts.sum() / 7)

@@ -650,3 +650,62 @@ def test_second_front_invariants():
     assert not ((gone >= 0) & (acted > gone)).any()  # nothing acts after it is out
     assert r.totals["states"].sum(axis=1).tolist() == [r.n] * dbg.shape[2]
     assert 0.05 < r.win_rate < 0.95 and len(r.party_b) == 7
+
+
+def test_s4_coup_de_grace_is_a_policy_parameter():
+    # Corridor: once the Orc (B's only front-liner) faints, the Warriors either reach
+    # past it to the Archer [default] or, with coup_de_grace, finish it off first.
+    kw = dict(battlefield="corridor", trials=4000, seed=3)
+    base = run("warrior:2", "orc:1,archer:1", **kw)
+    explicit = run("warrior:2", "orc:1,archer:1", policy=sf.Policy(coup_de_grace=False), **kw)
+    assert np.array_equal(base.totals["states"], explicit.totals["states"])
+    coup = run("warrior:2", "orc:1,archer:1", policy=sf.Policy(coup_de_grace=True), **kw)
+    orc = 2  # slot of the Orc
+    n = base.n
+    b, c = base.characters().iloc[orc], coup.characters().iloc[orc]
+    se = np.sqrt(b.p_fainted * (1 - b.p_fainted) / n + c.p_fainted * (1 - c.p_fainted) / n)
+    assert b.p_fainted - c.p_fainted > 4 * se  # fainted Orcs are finished off...
+    assert c.p_dead > b.p_dead  # ...and die
+    # in the open everyone standing is in reach: no fainted enemy is ever finished
+    opened = dict(battlefield="open", trials=1000, seed=3)
+    assert np.array_equal(
+        run("warrior:2", "orc:2", **opened).totals["states"],
+        run("warrior:2", "orc:2", policy=sf.Policy(coup_de_grace=True), **opened).totals["states"],
+    )
+
+
+def test_s8_initiative_dice_is_a_rule_parameter():
+    # One blow kills; Quick has +1 initiative.  With no initiative dice Quick always
+    # strikes first, so in one round it wins exactly as often as when it is first (see
+    # test_sf_fight.test_s8_higher_initiative_acts_first); with 2d6 Slow often goes first.
+    quick = Character("Quick", 1, initiative=1, weapons=(melee("0d+50"),))
+    slow = Character("Slow", 1, weapons=(melee("0d+50"),))
+    kw = dict(trials=20_000, seed=9, max_rounds=1)
+    flat = run([(slow, 1)], [(quick, 1)], rules=sf.SFRules(initiative_dice=0), **kw)
+    odds = sf.attack(quick, slow).odds
+    p = float(odds.hit)
+    r = float(odds.attacker_fumble + odds.defender_dramatic) - 1 / 1296
+    m = 1 - p - r
+    p_quick = p + r * (1 - p) * r * p + m * r * p
+    assert_rate(flat.counts["b"], flat.n, p_quick)
+    base = run([(slow, 1)], [(quick, 1)], **kw)
+    two = run([(slow, 1)], [(quick, 1)], rules=sf.SFRules(initiative_dice=2), **kw)
+    assert base.counts == two.counts
+    assert base.counts["a"] > flat.counts["a"] + 1000  # Slow wins far more with 2d6
+    with pytest.raises(mc.InputError, match="initiative_dice"):
+        sf.SFRules(initiative_dice=-1)
+
+
+def test_s6_friendly_fire_groups_is_a_rule_parameter():
+    # 1 ally and 6 enemies engaged (open field): listed e,a,e,e,e,e,e.  Fewest
+    # groups [default]: 4 and 3, the ally is hit 1/2 * 1/4; six groups: 2,1,1,1,1,1,
+    # the ally is hit 1/6 * 1/2.
+    assert sf.ally_hit_chance(1, 6) == Fraction(1, 8)
+    assert sf.ally_hit_chance(1, 6, groups="six") == Fraction(1, 12)
+    hit = sf.attack(SHOOTER, IDLE).odds.hit
+    for groups, share in (("fewest", Fraction(1, 8)), ("six", Fraction(1, 12))):
+        r = run([(SHOOTER, 1), (IDLE, 1)], [(IDLE, 6)], trials=20_000, seed=5, max_rounds=1,
+                rules=sf.SFRules(friendly_fire_groups=groups))  # fmt: skip
+        assert_rate(events(r, 0, F.E_FRIENDLY_FIRE), r.n, float(share * hit))
+    with pytest.raises(mc.InputError, match="friendly_fire_groups"):
+        sf.SFRules(friendly_fire_groups="many")

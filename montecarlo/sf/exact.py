@@ -255,23 +255,36 @@ def attack(
 
 
 # -- friendly fire (S-6) ------------------------------------------------------------------
-def friendly_fire_groups(n: int) -> list[int]:
+FF_GROUPS = ("fewest", "six")
+
+
+def _check_groups(groups: str) -> None:
+    if groups not in FF_GROUPS:
+        raise InputError(f"friendly-fire groups are 'fewest' or 'six', not {groups!r}")
+
+
+def friendly_fire_groups(n: int, groups: str = "fewest") -> list[int]:
     """Group sizes for ``n`` engaged characters (S-6 [default]): one group if n <= 6.
 
-    7-12 make 2 groups, 13-18 make 3, ..., at most 6; sizes as equal as
-    possible with the larger groups first.
+    ``groups="fewest"`` [default]: 7-12 make 2 groups, 13-18 make 3, ..., at
+    most 6; ``"six"``: always 6 groups.  Sizes as equal as possible with the
+    larger groups first.
     """
+    _check_groups(groups)
     if n < 1:
         raise InputError(f"friendly fire needs at least one engaged character, got {n}")
     if n <= 6:
         return [n]
-    g = min(6, math.ceil(n / 6))
+    g = 6 if groups == "six" else min(6, math.ceil(n / 6))
     base, extra = divmod(n, g)
     return [base + 1] * extra + [base] * (g - extra)
 
 
-def friendly_fire(n: int) -> pd.DataFrame:
+def friendly_fire(n: int, groups: str = "fewest") -> pd.DataFrame:
     """Exact chance that each of ``n`` engaged characters is the one hit (S-6).
+
+    ``groups`` is ``SFRules.friendly_fire_groups``: how many groups 7 or more
+    characters make, ``"fewest"`` [default] or ``"six"``.
 
     One d6 picks among up to six: odd/even for 2, pairs of faces for 3, one
     face each (rerolling unused faces) for 4-6, so each pick is uniform.  For 7
@@ -284,31 +297,33 @@ def friendly_fire(n: int) -> pd.DataFrame:
     pandas.DataFrame
         ``position``, ``group``, ``probability`` (float) and ``exact`` (fraction).
     """
+    _check_groups(groups)
     probs: list[Fraction] = []
-    groups: list[int] = []
+    group_of: list[int] = []
 
     def walk(size: int, weight: Fraction, group: int) -> None:
-        sizes = friendly_fire_groups(size)
+        sizes = friendly_fire_groups(size, groups)
         if len(sizes) == 1:
             probs.extend([weight / size] * size)
-            groups.extend([group] * size)
+            group_of.extend([group] * size)
             return
         for k, s in enumerate(sizes):
             walk(s, weight / len(sizes), group if group >= 0 else k)
 
     walk(n, Fraction(1), -1)
-    groups = [max(g, 0) for g in groups]
-    return pd.DataFrame({"position": range(n), "group": groups,
+    group_of = [max(g, 0) for g in group_of]
+    return pd.DataFrame({"position": range(n), "group": group_of,
                          "probability": [float(p) for p in probs],
                          "exact": [str(p) for p in probs]})  # fmt: skip
 
 
-def ally_hit_chance(allies: int, enemies: int) -> Fraction:
+def ally_hit_chance(allies: int, enemies: int, groups: str = "fewest") -> Fraction:
     """Exact chance that a shot into the engage area hits one of the shooter's allies.
 
     The engaged characters (the shooter left out) are listed alternately enemy
     and ally, enemies first, before the S-6 groups are filled (S-6 [default]
     balanced groups), so the chance never depends on which side shoots.
+    ``groups`` is ``SFRules.friendly_fire_groups`` (``"fewest"`` or ``"six"``).
     """
     for v, what in ((allies, "allies"), (enemies, "enemies")):
         if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 0:
@@ -318,7 +333,7 @@ def ally_hit_chance(allies: int, enemies: int) -> Fraction:
     order = []
     for q in range(max(allies, enemies)):
         order += ["enemy"] * (q < enemies) + ["ally"] * (q < allies)
-    probs = friendly_fire(allies + enemies)["exact"]
+    probs = friendly_fire(allies + enemies, groups)["exact"]
     return sum((Fraction(p) for p, w in zip(probs, order, strict=True) if w == "ally"), Fraction(0))
 
 

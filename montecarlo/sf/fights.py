@@ -64,6 +64,11 @@ class Policy:
         battlefield has it and the enemy has a shooter or a caster; else they
         remove a secured line of fire that only enemy shooters use, while their
         own front line holds an engage area.
+    coup_de_grace : bool
+        S-4: the enemy never strikes a fainted character during a fight
+        [default False]; True: a front-liner with no standing enemy
+        front-liner at its end strikes a fainted one there a finishing blow,
+        which kills it (its action for the round).
     """
 
     breath_at: float = 0.5
@@ -72,6 +77,7 @@ class Policy:
     secure_line_of_fire: bool = True
     cast: bool = True
     take_cover: bool = True
+    coup_de_grace: bool = False
 
     def to_array(self, rules: SFRules | None = None) -> np.ndarray:
         """The kernel's ``Q`` array: this policy, then the rule defaults."""
@@ -92,6 +98,9 @@ class Policy:
         q[F.Q_DEATH_AT_HP] = float(rules.death_threshold == ">=")
         q[F.Q_FF_BALANCED] = float(rules.friendly_fire_order == "balanced")
         q[F.Q_SELF_AREA] = float(rules.caster_in_own_area)
+        q[F.Q_COUP] = float(self.coup_de_grace)
+        q[F.Q_INIT_DICE] = rules.initiative_dice
+        q[F.Q_FF_SIX] = float(rules.friendly_fire_groups == "six")
         return q
 
 
@@ -126,6 +135,12 @@ class SFRules:
     caster_in_own_area : bool
         S-7: the caster is affected when it stands inside its own area
         [default], or never.
+    initiative_dice : int
+        S-8: each round's initiative is this many d6 + the initiative modifier
+        [default 2]; 0: the modifier alone, ties at random.
+    friendly_fire_groups : "fewest" or "six"
+        S-6: 7 or more engaged characters make as few d6 groups as hold them,
+        7-12 two, 13-18 three, ... [default], or always six groups.
     """
 
     clash: str = "totals"
@@ -136,6 +151,8 @@ class SFRules:
     engage_needs_contact: bool = True
     friendly_fire_order: str = "balanced"
     caster_in_own_area: bool = True
+    initiative_dice: int = 2
+    friendly_fire_groups: str = "fewest"
 
     def __post_init__(self) -> None:
         if self.friendly_fire_order not in ("balanced", "slots"):
@@ -149,6 +166,13 @@ class SFRules:
             raise InputError(f"rules.death_threshold is '>' or '>=', not {self.death_threshold!r}")
         if not 0 <= self.breath_dice <= 10 or not 0 <= self.special_opportunity_attacks <= 10:
             raise InputError("rules.breath_dice and special_opportunity_attacks lie in 0..10")
+        if self.friendly_fire_groups not in ("fewest", "six"):
+            raise InputError(
+                "rules.friendly_fire_groups is 'fewest' or 'six', "
+                f"not {self.friendly_fire_groups!r}"
+            )
+        if not 0 <= self.initiative_dice <= 10:
+            raise InputError(f"rules.initiative_dice lies in 0..10, not {self.initiative_dice}")
 
 
 def parse_party(party: str | list, roster: CharacterRoster | None = None) -> list[Character]:

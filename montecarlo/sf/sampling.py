@@ -62,12 +62,15 @@ def sample_attack(
     return counts, out[:, 5]
 
 
-def sample_friendly_fire_counts(n: int, size: int, *, seed: SeedLike = None) -> np.ndarray:
-    """How often each of ``n`` engaged characters is picked in ``size`` shots (S-6)."""
+def sample_friendly_fire_counts(
+    n: int, size: int, *, seed: SeedLike = None, groups: str = "fewest"
+) -> np.ndarray:
+    """How often each of ``n`` engaged characters is picked in ``size`` shots (S-6);
+    ``groups`` as in :func:`montecarlo.sf.friendly_fire`."""
     ss = resolve_seed(seed)
 
     def fill(states: np.ndarray, chunk: int, view: np.ndarray) -> None:
-        sample_friendly_fire(states, chunk, n, view)
+        sample_friendly_fire(states, chunk, n, groups == "six", view)
 
     picks = run_fill(fill, size, ss, progress=False).values
     return np.bincount(picks, minlength=n)
