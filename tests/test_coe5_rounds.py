@@ -274,3 +274,13 @@ def test_c2_4_mindless_units_never_rout():
         r = matchup([(ghost, 1)], [(golem, 1)], trials=512, seed=3, length=2, keep_trials=True,
                     rules=rules, progress=False)  # fmt: skip
         assert (r.trials.routed[:, 1].sum() > 0) == routs
+
+
+def test_c8_9_regeneration_never_above_max():
+    # A pre-battle hit of d, then three rounds healing ceil(10% of 20) = 2: min(20, 20 - d + 6).
+    sting = unit("Sting", 10, weapon("Sting", 1, type="magic", prebattle=True, nostr=True))
+    troll = unit("Troll", 20, NOTHING, regeneration=True, morale=99)
+    r = battle(sting, troll, rules=BattleRules(max_rounds=3), trials=2048)
+    d = r.trials.dealt[:, 0]
+    assert (d >= 1).all()
+    np.testing.assert_array_equal(r.trials.debug[:, 1, D_HP], np.minimum(20, 20 - d + 6))
