@@ -274,3 +274,28 @@ def test_c2_4_mindless_units_never_rout():
         r = matchup([(ghost, 1)], [(golem, 1)], trials=512, seed=3, length=2, keep_trials=True,
                     rules=rules, progress=False)  # fmt: skip
         assert (r.trials.routed[:, 1].sum() > 0) == routs
+
+
+def test_c8_9_regeneration_never_above_max():
+    # A pre-battle hit of d, then three rounds healing ceil(10% of 20) = 2: min(20, 20 - d + 6).
+    sting = unit("Sting", 10, weapon("Sting", 1, type="magic", prebattle=True, nostr=True))
+    troll = unit("Troll", 20, NOTHING, regeneration=True, morale=99)
+    r = battle(sting, troll, rules=BattleRules(max_rounds=3), trials=2048)
+    d = r.trials.dealt[:, 0]
+    assert (d >= 1).all()
+    np.testing.assert_array_equal(r.trials.debug[:, 1, D_HP], np.minimum(20, 20 - d + 6))
+
+
+def test_c5_5_no_shot_at_all_while_an_enemy_is_adjacent():
+    # One row: the archer (x=0), a runner (x=2) that steps next to it in round 1, and a
+    # post behind (x=3) within bow range.  With the runner adjacent the bow must not
+    # fire, not even at the post.
+    archer = unit("Archer", 100_000, weapon("Bow", "1-1000", range=5, nostr=True),
+                  weapon("Dagger", 0), morale=99)  # fmt: skip
+    runner = unit("Runner", 100_000, NOTHING, morale=99)
+    post = unit("Post", 100_000, weapon("Pebble", 0, range=2), immobile=True, morale=99)
+    r = matchup([(archer, 1)], [(runner, 1), (post, 1)], trials=256, seed=2, width=1, length=4,
+                rules=BattleRules(max_rounds=1), keep_trials=True, _debug=True,
+                progress=False)  # fmt: skip
+    assert (r.trials.debug[:, 1, D_X] == 1).all()  # the runner came next to the archer
+    assert (r.trials.dealt[:, 0] == 0).all()

@@ -65,7 +65,7 @@ def _weapon_column(w: Weapon, owner: int) -> list[int]:
     col = [0] * L.N_W_FIELDS
     col[L.W_DIE] = w.damage.size
     col[L.W_TYPE] = TYPE_CODE[w.type]
-    col[L.W_MAGIC] = int(w.is_magic)
+    col[L.W_MAGIC] = int(w.magic)  # the flag; the kernel knows the magic type (C-4.7)
     col[L.W_INIT] = w.initiative
     col[L.W_RANGE] = w.range
     col[L.W_SHOTS] = w.shots
