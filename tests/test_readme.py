@@ -22,7 +22,7 @@ README = (ROOT / "README.md").read_text("utf-8")
 NOT_RUN = {
     "pip": "installs the package",
     "ruff": "the lint step of CI",
-    "python3": "the test suite itself",
+    "python3": "the test suite, the benchmarks and the mutation runner: minutes each",
     "dask": "starts a Dask scheduler or worker",
 }
 #: Commands that sample, so must print their seed.
