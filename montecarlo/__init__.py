@@ -5,11 +5,8 @@ figure carries its Monte Carlo error.  Rules are cited by their ids, explained
 in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 """
 
-import functools as _functools
-
 from montecarlo import sf
-from montecarlo.coe5 import battle as _battle
-from montecarlo.coe5.battle import BattleRules
+from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.damage import damage, hits_to_kill
 from montecarlo.coe5.dice import (
     Die,
@@ -33,15 +30,8 @@ from montecarlo.seeding import resolve_seed
 from montecarlo.solver import Requirement, required_count
 from montecarlo.stats import compare, wilson
 from montecarlo.sweeps import sweep
-from montecarlo.validation import coerce_rules as _coerce_rules
 
 __version__ = "0.1.0"
-
-
-@_functools.wraps(_battle.matchup)
-def matchup(*args, rules=None, **kwargs):
-    # ``rules`` may also be a dict of BattleRules fields: {"burn_chance": 0.3}.
-    return _battle.matchup(*args, rules=_coerce_rules(rules, BattleRules), **kwargs)
 
 
 __all__ = [

@@ -141,6 +141,16 @@ def check_trial_count(trials: int) -> int:
     )
 
 
+def check_die_size(size: int) -> int:
+    """Refuse die sizes above :data:`MAX_DIE_SIZE`, with why."""
+    return check_limit(
+        size,
+        MAX_DIE_SIZE,
+        "the die size",
+        "the exact table of OED(N) holds about 14·N values, and CoE5 weapons stay below 1-40",
+    )
+
+
 def check_grid(width: int, length: int) -> None:
     """Refuse CoE5 grids larger than :data:`MAX_GRID_SIDE` / :data:`MAX_GRID_CELLS`."""
     why = "the battle kernel keeps a grid per thread and scans it for every move"

@@ -16,11 +16,10 @@ from montecarlo.cli.common import (
 )
 from montecarlo.coe5.dice import oed, parse_die, soed
 from montecarlo.driver import run_reduce
-from montecarlo.errors import InputError
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import resolve_seed
 from montecarlo.stats import Histogram, compare, wilson
-from montecarlo.validation import MAX_DICE, MAX_DIE_SIZE
+from montecarlo.validation import MAX_DICE, MAX_DIE_SIZE, check_die_size
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 
@@ -52,15 +51,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     plot_option(p, "the PMF plot (exact bars, sampled points)")
     add_run_options(p, default_trials=1_000_000)
     p.set_defaults(run=run)
-
-
-def check_die_size(size: int) -> None:
-    """Die sizes above :data:`~montecarlo.validation.MAX_DIE_SIZE` are refused, with why."""
-    if size > MAX_DIE_SIZE:
-        raise InputError(
-            f"die size {size:,} is above the limit of {MAX_DIE_SIZE:,}: the exact table of "
-            f"OED(N) holds about 14·N values, and CoE5 weapons stay below 1-40"
-        )
 
 
 def run(args: argparse.Namespace) -> int:

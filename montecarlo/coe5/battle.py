@@ -23,6 +23,7 @@ from montecarlo.coe5.units import Roster
 from montecarlo.driver import check_trials, run_batches
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
+from montecarlo.validation import check_army_size, check_grid, check_kept, coerce_rules
 
 #: Battles per chunk (one random stream each).  Fixed: it is part of the seed.
 BATTLE_CHUNK = 256
@@ -277,8 +278,8 @@ def matchup(
         front column, which the defender fills first and holds (C-6, C-7.3).
     width, length : int
         Grid rows and columns (C-6 [default] 10 × 20).
-    rules : BattleRules, optional
-        The [default] parameters of the rules.
+    rules : BattleRules or dict, optional
+        The [default] parameters of the rules, or a dict of its fields.
     threads : int, optional
         Numba threads (default: all).
     progress : bool, optional
@@ -308,11 +309,17 @@ def matchup(
         max_trials = check_trials(max_trials, "max_trials")
     else:
         trials = check_trials(20_000 if trials is None else trials)
+    if keep_trials:  # the only arrays that grow with the trial count
+        check_kept(trials if trials is not None else max_trials, "keep_trials=True, one per battle")
     if siege and (isinstance(fort, bool) or not isinstance(fort, int) or not 1 <= fort <= 3):
         raise InputError(f"fort is a fortification level from 1 to 3, got {fort!r}")
-    rules = rules or BattleRules()
+    rules = coerce_rules(rules, BattleRules) or BattleRules()
+    check_grid(width, length)
     att = parse_army(attacker, roster)
     dfd = parse_army(defender, roster)
+    # Limits before any work: a huge count would otherwise build its slots for minutes.
+    check_army_size(sum(count for _, count in att), "attacker")
+    check_army_size(sum(count for _, count in dfd), "defender")
     dep = deploy(att, dfd, width, length, siege=siege, siege_deployment=rules.siege_deployment)
     battles = _Battles(dep, siege, fort, width, length, rules)
     ss = resolve_seed(seed, rng)

@@ -18,6 +18,7 @@ from kernels.oed_lanes import oed_lane_params, sample_oed_lanes
 from kernels.samplers import sample_check_roll, sample_oed, sample_oed_table, sample_soed
 from montecarlo.distribution import TAIL_CUT, Distribution
 from montecarlo.errors import InputError
+from montecarlo.validation import MAX_DICE, check_die_size, check_limit
 
 DIFFICULTIES = {"easy": EASY, "normal": NORMAL, "hard": HARD}
 
@@ -172,7 +173,8 @@ def _sum_of(single: Distribution, dice: int) -> Distribution:
 def _check_dice(dice: object) -> int:
     if isinstance(dice, bool) or not isinstance(dice, int | np.integer) or dice < 1:
         raise InputError(f"dice must be a positive integer, got {dice!r}")
-    return int(dice)
+    why = "the exact law is a k-fold convolution"
+    return check_limit(int(dice), MAX_DICE, "the number of dice", why)
 
 
 def oed(n: str | int | Die, dice: int = 1) -> Distribution:
@@ -190,7 +192,7 @@ def oed(n: str | int | Die, dice: int = 1) -> Distribution:
     Distribution
         With a Numba sampler attached, so ``.sample()`` runs the real kernel.
     """
-    size = die_size(n)
+    size = check_die_size(die_size(n))
     dice = _check_dice(dice)
     label = f"OED({size})" if dice == 1 else f"{dice}×OED({size})"
     dist = _sum_of(_oed_single(size), dice)
@@ -213,7 +215,7 @@ def oed(n: str | int | Die, dice: int = 1) -> Distribution:
 
 def soed(n: str | int | Die, dice: int = 1) -> Distribution:
     """Exact distribution of ``dice`` semi-open-ended S-OED(n) rolls summed (C-1.6)."""
-    size = die_size(n)
+    size = check_die_size(die_size(n))
     dice = _check_dice(dice)
     label = f"S-OED({size})" if dice == 1 else f"{dice}×S-OED({size})"
     dist = _sum_of(_soed_single(size), dice)

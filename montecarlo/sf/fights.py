@@ -33,6 +33,7 @@ from montecarlo.sf.characters import (
     Effect,
     resolve_character,
 )
+from montecarlo.validation import check_kept, coerce_rules
 
 FIGHT_CHUNK = 256
 BATCH_CHUNKS = 8
@@ -552,9 +553,9 @@ def fight(
     rear : str or list, optional
         With ``pincer``: the other side's characters that come from the rear
         end, added to its party (default: that party alternates between ends).
-    policy : Policy, optional
+    policy : Policy or dict, optional
         The action policy (defaults documented on :class:`Policy`).
-    rules : SFRules, optional
+    rules : SFRules or dict, optional
         The rule defaults of RULES.md part 2 (see :class:`SFRules`).
     max_rounds : int
         A fight still going after this many rounds is a draw [default 100].
@@ -567,8 +568,10 @@ def fight(
         max_trials = check_trials(max_trials, "max_trials")
     else:
         trials = check_trials(20_000 if trials is None else trials)
+    if keep_trials:  # the only arrays that grow with the trial count
+        check_kept(trials if trials is not None else max_trials, "keep_trials=True, one per fight")
     battlefield = resolve_battlefield(battlefield, battlefields)
-    policy = policy or Policy()
+    policy = coerce_rules(policy, Policy, "policy") or Policy()
     a = parse_party(party_a, roster)
     b = parse_party(party_b, roster)
     pinc = _side(pincer, "pincer")
@@ -591,7 +594,7 @@ def fight(
                 a = a + extra
         ends = corridor_ends(a, b, pinc, n_rear)
     C = pack_party(a, b, surprised=surprised_slots(surprise, len(a), len(b)), ends=ends)
-    rules = rules or SFRules()
+    rules = coerce_rules(rules, SFRules) or SFRules()
     B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"), rules)
     Q = policy.to_array(rules)
     ss = resolve_seed(seed, rng)
