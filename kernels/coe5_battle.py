@@ -67,8 +67,9 @@ def _sign(v):
 
 
 @njit(error_model="numpy")
-def _kill(j, state, px, py, grid, width, dbg, seq):
-    state[j] = DEAD
+def _leave(j, how, state, px, py, grid, width, dbg, seq):
+    """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
+    state[j] = how
     grid[px[j] * width + py[j]] = -1
     dbg[j, D_GONE_SEQ] = seq
 
@@ -81,7 +82,7 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     removed = min(amount, hp[j])
     hp[j] -= amount
     if hp[j] <= 0:
-        _kill(j, state, px, py, grid, width, dbg, seq)
+        _leave(j, DEAD, state, px, py, grid, width, dbg, seq)
     return removed
 
 
@@ -314,13 +315,6 @@ def _clear_clouds(s, cloud, P):
 
 
 @njit(error_model="numpy")
-def _rout(j, state, px, py, grid, width, dbg, seq):
-    state[j] = ROUTED
-    grid[px[j] * width + py[j]] = -1
-    dbg[j, D_GONE_SEQ] = seq
-
-
-@njit(error_model="numpy")
 def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq):
     """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
 
@@ -340,7 +334,7 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
                     if _cheb(px[i], py[i], px[j], py[j]) == 1:
                         if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
                             seq += 1
-                            _rout(j, state, px, py, grid, width, dbg, seq)
+                            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
         return seq
     for j in range(n):
         if state[j] != ALIVE:
@@ -351,7 +345,7 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
             fear = max(fear, U[L.U_FEAR, itype[cand[q]]])
         if fear > 0 and fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
             seq += 1
-            _rout(j, state, px, py, grid, width, dbg, seq)
+            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
     return seq
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,25 @@ MAX_GRID_CELLS = 100_000
 #: Most matchups in one sweep grid (and units in a round robin: n² matchups).
 MAX_GRID_ROWS = 100_000
 MAX_ROUND_ROBIN_UNITS = 100
+
+
+def toml_tables(text: str, file: str, table: str) -> list[Any]:
+    """The ``[[table]]`` entries of a TOML roster text, the only top-level key allowed.
+
+    Shared by the CoE5 unit, SF character and SF battlefield loaders, so each
+    refuses bad syntax, a stray top-level key or a non-table entry the same way.
+    """
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(file, "TOML syntax", "", str(exc)) from None
+    unknown = set(doc) - {table}
+    if unknown:
+        raise DataError(file, "top level", unknown.pop(), f"unknown key; use [[{table}]] tables")
+    entries = doc.get(table, [])
+    if not isinstance(entries, list):
+        raise DataError(file, "top level", table, f"expected [[{table}]] tables")
+    return entries
 
 
 def check_limit(value: int, limit: int, what: str, why: str) -> int:

@@ -56,3 +56,23 @@ def test_keeping_every_trial_has_a_stated_limit():
         coe5_matchup("pikeman:1", "knight:1", trials=MAX_KEPT + 1, keep_trials=True)
     with pytest.raises(InputError, match="keep_trials"):
         sf.fight("warrior:1", "goblin:1", trials=MAX_KEPT + 1, keep_trials=True)
+
+
+@pytest.mark.parametrize(
+    ("module", "parse", "table"),
+    [
+        ("montecarlo.coe5.units", "parse_roster", "unit"),
+        ("montecarlo.sf.characters", "parse_characters", "character"),
+        ("montecarlo.sf.battlefields", "parse_battlefields", "battlefield"),
+    ],
+)
+def test_every_toml_loader_refuses_a_table_that_is_not_a_list_of_tables(module, parse, table):
+    import importlib
+
+    from montecarlo.errors import DataError
+
+    parse = getattr(importlib.import_module(module), parse)
+    with pytest.raises(DataError, match=rf"expected \[\[{table}\]\] tables"):
+        parse(f"{table} = 3", "mine.toml")
+    with pytest.raises(DataError, match="unknown key"):
+        parse("oops = 1", "mine.toml")

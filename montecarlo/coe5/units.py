@@ -8,7 +8,6 @@ and what was expected; a failed load changes nothing.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -17,7 +16,7 @@ from typing import Any
 
 from montecarlo.coe5.dice import Die, parse_die
 from montecarlo.errors import DataError, InputError, UnknownName
-from montecarlo.validation import FieldChecker, describe
+from montecarlo.validation import FieldChecker, describe, toml_tables
 
 #: Damage types (C-4); their order is the kernels' type code.
 DAMAGE_TYPES = (
@@ -306,17 +305,7 @@ def _parse_unit(file: str, data: Any, index: int) -> Unit:
 
 def parse_roster(text: str, file: str = "<string>") -> dict[str, Unit]:
     """Parse and validate a roster from TOML text; keys are lower-case names."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(file, "TOML syntax", "", str(exc)) from None
-    unknown = set(doc) - {"unit"}
-    if unknown:
-        key = unknown.pop()
-        raise DataError(file, "top level", key, "unknown key; units go in [[unit]] tables")
-    entries = doc.get("unit", [])
-    if not isinstance(entries, list):
-        raise DataError(file, "top level", "unit", "expected [[unit]] tables")
+    entries = toml_tables(text, file, "unit")
     roster: dict[str, Unit] = {}
     for i, entry in enumerate(entries):
         unit = _parse_unit(file, entry, i)

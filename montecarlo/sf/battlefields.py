@@ -6,7 +6,6 @@ in the same format is merged over them, as for the character roster.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from montecarlo.errors import DataError, InputError
-from montecarlo.validation import FieldChecker, describe
+from montecarlo.validation import FieldChecker, describe, toml_tables
 
 FLAGS = ("open", "narrow", "no_back_lof", "cliff", "ship", "cover", "second_front")
 
@@ -82,15 +81,8 @@ def _parse_battlefield(file: str, data: Any, index: int) -> tuple[str, Battlefie
 
 def parse_battlefields(text: str, file: str = "<string>") -> dict[str, Battlefield]:
     """Parse and validate battlefield presets from TOML text; keys are lower case."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(file, "TOML syntax", "", str(exc)) from None
-    extra = set(doc) - {"battlefield"}
-    if extra:
-        raise DataError(file, "top level", extra.pop(), "unknown key; use [[battlefield]] tables")
     out: dict[str, Battlefield] = {}
-    for i, entry in enumerate(doc.get("battlefield", [])):
+    for i, entry in enumerate(toml_tables(text, file, "battlefield")):
         key, bf = _parse_battlefield(file, entry, i)
         if key in out:
             raise DataError(file, f"battlefield {key!r}", "key", "duplicate key (keys ignore case)")

@@ -8,7 +8,6 @@ merged over it as for CoE5 units.  Damage is written in the game's notation:
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from montecarlo.errors import DataError, InputError, UnknownName
-from montecarlo.validation import FieldChecker, describe
+from montecarlo.validation import FieldChecker, describe, toml_tables
 
 DAMAGE_TYPES = ("slash", "blunt", "pierce")  # 斬, 叩, 刺 (S-3)
 SAVES = ("fortitude", "intuition", "will")  # 頑健, 直感, 意思 (S-7)
@@ -272,15 +271,8 @@ def _parse_character(file: str, data: Any, index: int) -> Character:
 
 def parse_characters(text: str, file: str = "<string>") -> dict[str, Character]:
     """Parse and validate characters from TOML text; keys are lower-case names."""
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(file, "TOML syntax", "", str(exc)) from None
-    extra = set(doc) - {"character"}
-    if extra:
-        raise DataError(file, "top level", extra.pop(), "unknown key; use [[character]] tables")
     out: dict[str, Character] = {}
-    for i, entry in enumerate(doc.get("character", [])):
+    for i, entry in enumerate(toml_tables(text, file, "character")):
         c = _parse_character(file, entry, i)
         if c.name.lower() in out:
             raise DataError(
