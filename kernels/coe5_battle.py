@@ -7,7 +7,7 @@ Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
-this order is the movement order of C-8.3.  Each battle deals the unit types
+C-8.3's movement order is built from it (``_move_order``).  Each battle deals the unit types
 out to the slots of each role afresh (C-6), so the written order of an army
 does not matter.  Positions are (x, y) = (column, row).
 """
@@ -263,9 +263,14 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 
 @njit(error_model="numpy")
-def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, wall_col, P, cand):
-    """C-8.3: step 1 tile toward the nearest enemy unless one is in reach."""
-    j, dmin = _nearest_enemy(s, i, iside, state, px, py, P, cand)
+def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege, wall_col,
+          P, cand):  # fmt: skip
+    """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
+
+    The unit chooses from the positions ``qx, qy`` (see :func:`play_battle`);
+    only the occupancy ``grid`` is live, so earlier movers keep their tiles.
+    """
+    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, P, cand)
     if j < 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -278,7 +283,36 @@ def _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege, w
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
-    _step_toward(s, i, px[j], py[j], dmin, px, py, grid, width, length, P, cand)
+    _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
+
+
+@njit(error_model="numpy")
+def _move_order(iside, paired):
+    """C-8.3: the order in which units move; the attacker's slots come first.
+
+    Slots run front to back within each side.  [default] ``paired``: the k-th
+    attacker, then the k-th defender, and so on, the larger side's last slots
+    at the end; the attacker still chooses its tiles first, rank by rank.
+    Otherwise the whole attacker side moves, then the whole defender side, and
+    in this model the side that moves second wins more mirror battles (it
+    flows around the side that claimed the contested tiles).
+    """
+    n = iside.shape[0]
+    na = 0
+    for i in range(n):
+        if iside[i] == 0:
+            na += 1
+    order = np.arange(n)
+    if paired:
+        k = 0
+        for r in range(max(na, n - na)):
+            if r < na:
+                order[k] = r
+                k += 1
+            if na + r < n:
+                order[k] = na + r
+                k += 1
+    return order
 
 
 @njit(error_model="numpy")
@@ -514,6 +548,10 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
+    movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
+    snapshot = P[R.SIMULTANEOUS_MOVES] != 0
+    qx = np.empty(n, np.int64) if snapshot else px
+    qy = np.empty(n, np.int64) if snapshot else py
 
     # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
     for phase in range(2):
@@ -583,9 +621,16 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         # 2. clouds disperse
         if clouds:
             _clear_clouds(s, cloud, P)
-        # 3-4. movement, attacker first (instance order); fast units move twice
+        # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
+        # C-8.3 [default] simultaneous moves: every unit chooses from where the
+        # enemies stood when the sweep began (qx, qy), so the attacker's earlier
+        # choice of tiles is its only edge: the defender does not also get to see
+        # where the attacker went.  With it off, qx, qy are the live positions.
         for sweep in range(2):
-            for i in range(n):
+            if snapshot:
+                qx[:] = px
+                qy[:] = py
+            for i in movers:
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
                 fl = U[L.U_FLAGS, itype[i]]
@@ -595,8 +640,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                         _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                cand)  # fmt: skip
-                _move(s, i, U, W, itype, iside, state, px, py, grid, width, length, siege,
-                      wall_col, P, cand)  # fmt: skip
+                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length,
+                      siege, wall_col, P, cand)  # fmt: skip
         # 5. fear
         if fear:
             seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)

@@ -29,4 +29,6 @@ BOMBARD = 21  # C-7.3 [default] 1: siege rounds fire at any distance; 0: within 
 TUNNELLERS = 22  # C-7.4 [default] 1: the attacker's units tunnel; 2: both sides; 0: none
 BURROW_CHANCE = 23  # C-7.5 [default] chance per round that a combat burrower burrows
 FEAR_EACH = 24  # C-8.5 [default] 1: one check per adjacent fear unit; 0: one, the strongest
-N_PARAMS = 25
+SIMULTANEOUS_MOVES = 25  # C-8.3 [default] 1: units choose from positions at the start of the step
+PAIRED_MOVES = 26  # C-8.3 [default] 1: attacker and defender slots move in pairs, rank by rank
+N_PARAMS = 27

@@ -30,40 +30,15 @@ NOT_MIRRORED = {
 }
 #: Units that cannot hurt their own kind: every mirror battle is a draw (fatigue).
 ALL_DRAWS = {"Fire Drake", "Frost Giant", "Storm Spirit", "Giant Spider"}
-#: Cells outside 50% ± 3 points today, and the measured attacker share: the model's
-#: sequential movement (C-8.3: the attacker moves first) gives the side that moves
-#: second into contact an edge that grows with the number of lines.  Strict, so a fix
-#: that evens them out shows up here.
-KNOWN_SKEWED: dict[tuple[str, int], str] = {
-    (name, k): f"attacker wins {share} of decisive mirror battles (issue 10 follow-up)"
-    for name, k, share in (
-        ("Militia", 20, "41.0%"),
-        ("Pikeman", 20, "43.6%"),
-        ("Abomination", 5, "55.2%"),
-        ("Abomination", 20, "40.8%"),
-        ("Wraith", 5, "54.5%"),
-        ("Wraith", 20, "41.0%"),
-        ("Troll", 5, "54.8%"),
-        ("Skeleton", 20, "47.0%"),
-        ("Ghoul", 20, "39.9%"),
-    )
-}
-
 MIRROR_CELLS = [
-    pytest.param(
-        u.name,
-        k,
-        marks=(
-            [pytest.mark.xfail(strict=True, reason=KNOWN_SKEWED[u.name, k])]
-            if (u.name, k) in KNOWN_SKEWED
-            else []
-        ),
-        id=f"{u.name}-{k}",
-    )
+    pytest.param(u.name, k, 20, id=f"{u.name}-{k}")
     for u in ROSTER.units()
     if u.name not in NOT_MIRRORED and u.name not in ALL_DRAWS
     for k in SIZES
 ]
+# An odd grid length changes which side closes the last gap (C-8.3): check it too.
+MIRROR_CELLS += [pytest.param(name, k, 21, id=f"{name}-{k}-L21")
+                 for name, k in (("Militia", 5), ("Militia", 20), ("Ghoul", 20))]  # fmt: skip
 
 
 def decisive_share(r) -> tuple[float, int]:
@@ -72,10 +47,10 @@ def decisive_share(r) -> tuple[float, int]:
     return r.counts["attacker"] / decisive, decisive
 
 
-@pytest.mark.parametrize(("name", "k"), MIRROR_CELLS)
-def test_mirror_match_is_even(name, k):
+@pytest.mark.parametrize(("name", "k", "length"), MIRROR_CELLS)
+def test_mirror_match_is_even(name, k, length):
     army = f"{name}:{k}"
-    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, progress=False)
+    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, length=length, progress=False)
     share, decisive = decisive_share(r)
     # Ghouls paralyse and rot each other into many draws: with fewer than 2,500
     # decisive battles the tolerance is the sampling error's (3.29 SE) instead.
@@ -89,11 +64,37 @@ def test_mirror_of_units_immune_to_themselves_is_a_draw(name):
     assert r.counts["draw"] == r.n
 
 
+#: C-8.3 taken literally: the whole attacker side moves, then the defender side,
+#: each unit seeing the moves made before it.
+LITERAL_MOVES = dict(move_order="sides", simultaneous_moves=False)
+
+
+def _mirror(army: str, length: int, **rules):
+    return matchup(army, army, trials=2048, seed=2029, length=length, progress=False,
+                   rules=BattleRules(**rules))  # fmt: skip
+
+
 def test_mirror_test_can_fail():
-    # The same cell with the old tie-break (always the first nearest enemy) is skewed.
-    r = matchup("pikeman:5", "pikeman:5", trials=MIRROR_TRIALS, seed=2029, progress=False,
-                rules=BattleRules(random_nearest=False))  # fmt: skip
-    assert abs(decisive_share(r)[0] - 0.5) > 0.03
+    # Literal sequential movement is skewed: the side that moves second flows around
+    # the side that took the contested tiles.
+    share, _ = decisive_share(_mirror("militia:5", 21, **LITERAL_MOVES))
+    assert abs(share - 0.5) > 0.05
+
+
+@pytest.mark.parametrize(
+    ("army", "rules"),
+    [
+        ("militia:5", dict(simultaneous_moves=False)),  # paired, but seeing live positions
+        ("militia:20", dict(move_order="sides")),  # simultaneous, but side by side
+    ],
+)
+def test_c8_3_paired_simultaneous_moves_even_the_mirror(army, rules):
+    # C-8.3 [default]: units move rank by rank (attacker first in each pair) and choose
+    # from the positions at the start of the step.  Either half alone leaves the skew.
+    fair = decisive_share(_mirror(army, 21))[0]
+    skewed, decisive = decisive_share(_mirror(army, 21, **rules))
+    assert abs(fair - 0.5) <= 0.03
+    assert fair - skewed > 3.29 * np.sqrt(0.5 / decisive)
 
 
 def _differ(a, b, z: float = 3.29) -> bool:

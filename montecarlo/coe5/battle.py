@@ -70,6 +70,8 @@ class BattleRules:
     strength_check: str = "normal"  # C-2.3: difficulty of strength checks (against shock)
     random_nearest: bool = True  # C-8.3: random among equally near enemies (else the first)
     sidestep: bool = True  # C-8.3: a blocked unit takes an equally close free tile
+    simultaneous_moves: bool = True  # C-8.3: choose from positions at the start of the step
+    move_order: str = "paired"  # C-8.3: "paired" rank by rank, or "sides": all attackers first
     long_range_halving: str = "raw"  # C-5.3: "raw" roll at step 1, or "final" damage
 
     def wall_bonus(self, fort: int) -> int:
@@ -112,6 +114,8 @@ class BattleRules:
             _choice(self.long_range_halving, ("raw", "final"), "long_range_halving") == "final"
         )
         p[R.RANDOM_NEAREST] = float(self.random_nearest)
+        p[R.SIMULTANEOUS_MOVES] = float(self.simultaneous_moves)
+        p[R.PAIRED_MOVES] = float(_choice(self.move_order, MOVE_ORDERS, "move_order") == "paired")
         p[R.HOLD_WALL] = float(self.hold_wall)
         p[R.BOMBARD] = float(self.siege_bombardment)
         p[R.TUNNELLERS] = TUNNELLERS[_choice(self.tunnelling, TUNNELLERS, "tunnelling")]
@@ -125,6 +129,8 @@ class BattleRules:
 TUNNELLERS = {"none": 0, "attacker": 1, "both": 2}
 #: C-8.5: ``BattleRules.fear_checks``.
 FEAR_CHECKS = ("each", "strongest")
+#: C-8.3: ``BattleRules.move_order``.
+MOVE_ORDERS = ("paired", "sides")
 #: C-6: ``BattleRules.siege_deployment``.
 SIEGE_DEPLOYMENTS = ("ranged_first", "melee_first")
 
