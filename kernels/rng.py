@@ -84,6 +84,39 @@ def bounded_from(s, x32, n):
     return np.int64(m >> _U32)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_U27 = np.uint64(27)
+_U30 = np.uint64(30)
+_U31 = np.uint64(31)
+
+
+@njit(inline="always", error_model="numpy")
+def _mix64(z):
+    """SplitMix64's finaliser: a bijection of 64-bit words that scatters every bit."""
+    z = (z ^ (z >> _U30)) * _MIX1
+    z = (z ^ (z >> _U27)) * _MIX2
+    return z ^ (z >> _U31)
+
+
+@njit(inline="always", error_model="numpy")
+def seed_trial(key, trial, s):
+    """Set ``s`` (uint64[4]) to the stream of trial ``trial`` under ``key`` (uint64[4]).
+
+    Gives every battle or fight its own stream, a pure function of (key,
+    trial), so one trial can be replayed alone and two variants of a matchup
+    draw the same numbers for trial i for as long as their play agrees (common
+    random numbers).  Word k is ``mix64(key[k] ^ mix64(trial + (k + 1)·φ))``
+    with φ the 64-bit golden ratio: distinct trials give unrelated states.
+    """
+    t = np.uint64(trial)
+    for k in range(4):
+        s[k] = _mix64(key[k] ^ _mix64(t + np.uint64(k + 1) * _GOLDEN))
+    if s[0] == 0 and s[1] == 0 and s[2] == 0 and s[3] == 0:  # xoshiro's one dead state
+        s[0] = _U1
+
+
 @njit(inline="always", error_model="numpy")
 def uniform(s):
     """A float64 uniform on ``[0, 1)`` with 53 random bits."""
