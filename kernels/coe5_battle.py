@@ -21,7 +21,7 @@ from kernels import coe5_layout as L
 from kernels import coe5_rules as R
 from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
-from kernels.rng import bounded, chance, next_u64
+from kernels.rng import bounded, chance, next_u64, seed_trial
 
 ALIVE = 0
 DEAD = 1
@@ -755,7 +755,11 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
                 agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
-    """Play ``n_trials`` battles in chunks of ``chunk``, one stream per chunk.
+    """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
+
+    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
+    function of the run's seed and t, so a battle can be replayed alone and
+    variants of a matchup share their random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -768,7 +772,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
     n = itype.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
     for c in prange(states.shape[0]):
-        s = states[c]
+        s = np.empty(4, np.uint64)
         btype = itype.copy()
         bpart = ipart.copy()
         hp = np.zeros(n, np.int64)
@@ -796,6 +800,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
+            seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,

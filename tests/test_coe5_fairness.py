@@ -1,9 +1,10 @@
 """Fairness of the CoE5 battle model (RULES.md C-6, C-8.3; issue 10 §2).
 
 - A mirror match gives the attacker 50% ± 3 points of the decisive battles
-  (draws are left out: they favour neither side).  With 3,072 battles per
-  cell the standard error is at most 0.9 points, so ±3 points is 3.3 SE: a
-  fair cell fails one seed in a thousand, a 55% cell nearly always.
+  (draws are left out: they favour neither side).  With 4,096 battles per
+  cell the standard error is at most 0.78 points, so ±3 points is 3.8 SE: a
+  fair cell fails one seed in 8,000 (all 43 cells: one in 190), and a 55%
+  cell nearly always.
 - The written order of an army does not change its odds (C-6 [default]).
 - Raising the fortification level lowers the attacker's win rate, and a
   siege differs from an open battle (C-6, C-3 step 4, C-5.4).
@@ -20,7 +21,7 @@ from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.units import load_units
 
 ROSTER = load_units()
-MIRROR_TRIALS = 3072
+MIRROR_TRIALS = 4096
 SIZES = (1, 5, 10, 20)
 
 #: Units left out of the mirror test, and why.
