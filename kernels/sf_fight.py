@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import sf_layout as F
-from kernels.rng import bounded, chance
+from kernels.rng import bounded, chance, seed_trial
 from kernels.sf_dice import check, succeeded
 from kernels.sf_dice import roll_2d6 as roll2d6
 
@@ -934,7 +934,11 @@ def _step_up(C, S, B, i):
 def run_fights(states, chunk, n_trials, C, B, Q,
                agg_outcome, agg_rounds, agg_states, agg_damage, agg_events,
                keep, t_outcome, t_rounds, t_state, t_damage, debug, t_debug):  # fmt: skip
-    """Play ``n_trials`` fights in chunks, one stream per chunk; aggregate per chunk.
+    """Play ``n_trials`` fights in chunks, one stream per fight; aggregate per chunk.
+
+    Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
+    function of the run's seed and t, so a fight can be replayed alone and
+    variants share their random numbers fight by fight (issue 12).
 
     ``agg_states[c, i, state]`` counts final states, ``agg_damage[c, i, :]`` sums
     injury, fatigue and heavy fatigue, ``agg_events[c, side, :]`` sums events.
@@ -942,7 +946,7 @@ def run_fights(states, chunk, n_trials, C, B, Q,
     n = C.shape[1]
     max_bin = agg_rounds.shape[1] - 1
     for c in prange(states.shape[0]):
-        s = states[c]
+        s = np.empty(4, np.uint64)
         S = np.zeros((N_S, n), np.int64)
         E = np.zeros((2, F.N_EVENTS), np.int64)
         order_key = np.zeros(n, np.int64)
@@ -952,6 +956,7 @@ def run_fights(states, chunk, n_trials, C, B, Q,
         foes = np.zeros(n, np.int64)
         allies = np.zeros(n, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
+            seed_trial(states[c], trial, s)
             outcome, rounds = play_fight(
                 s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies
             )

@@ -1,5 +1,9 @@
 """Seeding: from a user's ``seed``/``rng`` to one xoshiro256** state per chunk.
 
+Battle and fight kernels use a chunk's state as a key and give each trial its
+own stream, ``kernels.rng.seed_trial(key, trial)``; the dice samplers draw a
+chunk's numbers from the chunk's stream.
+
 Follows Scientific Python SPEC 7: functions take ``rng`` (anything
 :func:`numpy.random.default_rng` accepts), with ``seed`` kept as an alias.
 Whatever is passed becomes one :class:`numpy.random.SeedSequence`; chunk ``c``

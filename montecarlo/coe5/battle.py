@@ -25,7 +25,8 @@ from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
 from montecarlo.validation import check_army_size, check_grid, check_kept, coerce_rules
 
-#: Battles per chunk (one random stream each).  Fixed: it is part of the seed.
+#: Battles per chunk (one key each; every battle draws its own stream from it).  Fixed:
+#: it is part of the seed.
 BATTLE_CHUNK = 256
 #: Chunks per batch; ``precision=`` is checked between batches.
 BATCH_CHUNKS = 8
