@@ -737,8 +737,9 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
     """C-6 [default]: shuffle the unit types (and parts) among the slots of each role.
 
     ``shuffle_idx[shuffle_bounds[g]:shuffle_bounds[g + 1]]`` are the slots of
-    role group g (one side's melee or ranged slots).  Fisher-Yates from any
-    arrangement gives a uniform one, so the arrays need no reset between battles.
+    role group g (one side's melee or ranged slots).  The caller starts each
+    battle from the written arrangement, so a battle's deployment depends on
+    its own stream alone and it can be replayed on its own.
     """
     for g in range(shuffle_bounds.shape[0] - 1):
         lo = shuffle_bounds[g]
@@ -801,6 +802,8 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
+            btype[:] = itype  # from the written slots, so battle t depends on t alone
+            bpart[:] = ipart
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
