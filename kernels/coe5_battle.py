@@ -7,15 +7,29 @@ Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
-C-8.3's movement order is built from it (``_move_order``).  Each battle deals the unit types
+this order is the movement order of C-8.3.  Each battle deals the unit types
 out to the slots of each role afresh (C-6), so the written order of an army
 does not matter.  Positions are (x, y) = (column, row).
+
+Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
+unit on each tile (dead and routed units leave it), so the searches for
+enemies look at tiles near a unit instead of at every unit: the nearest enemy
+(C-8.3) by Chebyshev rings of growing radius, the targets of a shot (C-5.1)
+by the box of tiles within range, fear (C-8.5) by the 8 tiles around.  Each
+search lists the enemies it finds, sorts them by unit number and draws among
+them exactly as the scan of every unit in :mod:`kernels.coe5_battle_ref`
+does (that scan meets them in unit order): the same draws from the stream in
+the same order, so every battle is the same, bit for bit.  When the tiles to
+look at outnumber the units, a search scans the units instead; that choice
+changes only the cost, never a result.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
 from kernels import coe5_rules as R
@@ -51,6 +65,28 @@ S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 
+#: Distance fields are used when units² ≥ this × tiles (a matter of cost only).
+FIELD_MIN = 1
+
+
+@intrinsic
+def _borrowed(typingctx, arr):
+    """The array ``arr`` without its reference count: a view the caller keeps alive.
+
+    Numba counts references to an array atomically each time it is passed to a
+    function or bound to a variable; in a battle, with some twenty arrays per
+    call and calls per unit per round, those atomic counts took half the time
+    (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
+    counted.  The caller must keep ``arr`` itself alive while the view is used.
+    """
+
+    def codegen(context, builder, sig, args):
+        view = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
+
 
 @njit(error_model="numpy")
 def _cheb(x0, y0, x1, y1):
@@ -66,7 +102,7 @@ def _sign(v):
     return 0
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -74,7 +110,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -86,7 +122,7 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     return removed
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
             P, dbg, seq):  # fmt: skip
@@ -133,22 +169,62 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         decaying[j] = 1
 
 
-@njit(error_model="numpy")
-def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
-    """A random living enemy of i at Chebyshev distance lo..hi, or -1."""
+@njit(inline="always", error_model="numpy")
+def _unit_order(cand, k):
+    """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
+
+    Insertion sort for a few; Numba's sort (of distinct numbers, so any sort
+    gives the same order) for many, as in a dense box of targets.
+    """
+    if k > 16:
+        cand[:k].sort()
+        return
+    for a in range(1, k):
+        v = cand[a]
+        b = a - 1
+        while b >= 0 and cand[b] > v:
+            cand[b + 1] = cand[b]
+            b -= 1
+        cand[b + 1] = v
+
+
+@njit(inline="always", error_model="numpy")
+def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
+    """A random living enemy of i at Chebyshev distance lo..hi, or -1.
+
+    The candidates are the living enemies in unit order, one drawn with
+    ``bounded(s, k)``.  They are read off the tiles of the box within ``hi``
+    of i when that box has fewer tiles than there are units, else found by
+    scanning the units; either way the same list in the same order.
+    """
+    x = px[i]
+    y = py[i]
+    x0 = max(0, x - hi)
+    x1 = min(length - 1, x + hi)
+    y0 = max(0, y - hi)
+    y1 = min(width - 1, y + hi)
     k = 0
-    for j in range(iside.shape[0]):
-        if state[j] == ALIVE and iside[j] != iside[i]:
-            d = _cheb(px[i], py[i], px[j], py[j])
-            if lo <= d <= hi:
-                cand[k] = j
-                k += 1
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < iside.shape[0]:
+        for ax in range(x0, x1 + 1):
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                if j >= 0 and iside[j] != iside[i] and lo <= _cheb(x, y, ax, ay):
+                    cand[k] = j
+                    k += 1
+        _unit_order(cand, k)
+    else:
+        for j in range(iside.shape[0]):
+            if state[j] == ALIVE and iside[j] != iside[i]:
+                d = _cheb(x, y, px[j], py[j])
+                if lo <= d <= hi:
+                    cand[k] = j
+                    k += 1
     if k == 0:
         return -1
     return cand[bounded(s, k)]
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
     k = 0
@@ -165,7 +241,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(error_model="numpy")
+@njit(inline="always", error_model="numpy")
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -174,15 +250,120 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
 
 
 @njit(inline="always", error_model="numpy")
-def _nearest_enemy(s, i, iside, state, px, py, P, cand):
+def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
+    """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
+
+    Returns ``(k, tiles)``: how many enemies, and how many tiles were looked at.
+    """
+    x = px[i]
+    y = py[i]
+    k = 0
+    tiles = 0
+    y0 = max(0, y - r)
+    y1 = min(width - 1, y + r)
+    for ax in (x - r, x + r):  # the two columns at distance r, whole
+        if 0 <= ax < length:
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                tiles += 1
+                if j >= 0 and iside[j] != iside[i]:
+                    cand[k] = j
+                    k += 1
+    x0 = max(0, x - r + 1)
+    x1 = min(length - 1, x + r - 1)
+    for ay in (y - r, y + r):  # the two rows at distance r, between those columns
+        if 0 <= ay < width:
+            for ax in range(x0, x1 + 1):
+                j = grid[ax * width + ay]
+                tiles += 1
+                if j >= 0 and iside[j] != iside[i]:
+                    cand[k] = j
+                    k += 1
+    return k, tiles
+
+
+@njit(inline="always", error_model="numpy")
+def _pick_nearest(s, cand, k, P):
+    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
+
+    Drawn at random, or the lowest-numbered with ``RANDOM_NEAREST`` off; a
+    lone candidate costs no draw.
+    """
+    if k == 1 or P[R.RANDOM_NEAREST] == 0:
+        return cand[0]
+    return cand[bounded(s, k)]
+
+
+@njit(error_model="numpy")
+def distance_field(side, iside, state, px, py, width, length, dist):
+    """Chebyshev distance from every tile to the nearest living unit of ``side``.
+
+    A multi-source breadth-first search with king's steps, done as the classic
+    two-pass distance transform (each pass takes the four neighbours already
+    visited), which is exact for the Chebyshev metric.  ``1 << 30`` where
+    ``side`` has no living unit.
+    """
+    big = 1 << 30
+    dist[:] = big
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] == side:
+            dist[px[j] * width + py[j]] = 0
+    for x in range(length):  # forward pass: neighbours before (x, y)
+        for y in range(width):
+            t = x * width + y
+            d = dist[t]
+            if y > 0:
+                d = min(d, dist[t - 1] + 1)
+            if x > 0:
+                b = t - width
+                d = min(d, dist[b] + 1)
+                if y > 0:
+                    d = min(d, dist[b - 1] + 1)
+                if y < width - 1:
+                    d = min(d, dist[b + 1] + 1)
+            dist[t] = d
+    for x in range(length - 1, -1, -1):  # backward pass: neighbours after (x, y)
+        for y in range(width - 1, -1, -1):
+            t = x * width + y
+            d = dist[t]
+            if y < width - 1:
+                d = min(d, dist[t + 1] + 1)
+            if x < length - 1:
+                b = t + width
+                d = min(d, dist[b] + 1)
+                if y > 0:
+                    d = min(d, dist[b - 1] + 1)
+                if y < width - 1:
+                    d = min(d, dist[b + 1] + 1)
+            dist[t] = d
+
+
+@njit(inline="always", error_model="numpy")
+def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
     [default] Among equally near enemies one is drawn at random; with
     ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+
+    With a distance field of the enemy side (``dist``, tiles, or empty when
+    the battle is too small to be worth one) the nearest distance is read off
+    i's tile, and the enemies at it off the ring of tiles at that distance;
+    sorted by unit number they are the very list the scan of all units makes,
+    and the draw is the same.  When the ring has more tiles than there are
+    units, the units are scanned instead.
     """
+    n = iside.shape[0]
+    if dist.shape[0] > 0:
+        dmin = dist[px[i] * width + py[i]]
+        if dmin >= 1 << 30:
+            return -1, 1 << 30
+        if 8 * dmin < n:
+            k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
+            _unit_order(cand, k)
+            return _pick_nearest(s, cand, k, P), dmin
     k = 0
     dmin = 1 << 30
-    for j in range(iside.shape[0]):
+    for j in range(n):
         if state[j] == ALIVE and iside[j] != iside[i]:
             d = _cheb(px[i], py[i], px[j], py[j])
             if d < dmin:
@@ -193,9 +374,7 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
                 k += 1
     if k == 0:
         return -1, dmin
-    if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        return cand[0], dmin
-    return cand[bounded(s, k)], dmin
+    return _pick_nearest(s, cand, k, P), dmin
 
 
 @njit(error_model="numpy")
@@ -263,14 +442,16 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 
 @njit(error_model="numpy")
-def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege, wall_col,
-          P, cand):  # fmt: skip
+def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
+          wall_col, dist, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
-    The unit chooses from the positions ``qx, qy`` (see :func:`play_battle`);
-    only the occupancy ``grid`` is live, so earlier movers keep their tiles.
+    The unit chooses from the positions ``qx, qy`` and their occupancy
+    ``qgrid`` (see :func:`play_battle`); only the occupancy ``grid`` it steps
+    on is live, so earlier movers keep their tiles.  ``dist`` is the distance
+    field of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, P, cand)
+    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
     if j < 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -321,7 +502,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
 
     It stays where it is when that enemy has no free tile around it.
     """
-    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, grid, width, length, cand)
     if j < 0:
         return
     k = 0
@@ -363,12 +544,14 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
             fear = U[L.U_FEAR, itype[i]]
             if state[i] != ALIVE or fear == 0:
                 continue
-            for j in range(n):
-                if state[j] == ALIVE and iside[j] != iside[i]:
-                    if _cheb(px[i], py[i], px[j], py[j]) == 1:
-                        if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
-                            seq += 1
-                            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
+            # The enemies around i, in the unit order of a scan of all units.
+            k = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+            _unit_order(cand, k)
+            for q in range(k):
+                j = cand[q]
+                if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+                    seq += 1
+                    _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
         return seq
     for j in range(n):
         if state[j] != ALIVE:
@@ -425,7 +608,7 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             continue
         wall = fort if siege and px[i] == wall_col else 0
         d = hit_damage(s, W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
-                       frozen[i] != 0, False)  # fmt: skip
+                       frozen[i] != 0, 0)  # fmt: skip
         if W[L.W_TYPE, w] == L.T_POISON:
             poison[i] += d
         else:
@@ -483,6 +666,14 @@ def _side_has_weapon_flag(U, W, itype, iside, side, flag):
 
 
 @njit(error_model="numpy")
+def _any_unit_flag(U, itype, flag):
+    for i in range(itype.shape[0]):
+        if U[L.U_FLAGS, itype[i]] & flag:
+            return True
+    return False
+
+
+@njit(error_model="numpy")
 def _any_fear(U, itype):
     for i in range(itype.shape[0]):
         if U[L.U_FEAR, itype[i]] > 0:
@@ -491,8 +682,8 @@ def _any_fear(U, itype):
 
 
 @njit(inline="always", error_model="numpy")
-def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wall_col,
-                 last_fire, P, cand):  # fmt: skip
+def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
+                 siege, wall_col, last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
 
     C-5.2: a reloading weapon does not fire (the other shots of the round it
@@ -503,7 +694,8 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
     if last_fire[i, k] != rnd and rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
         return -1, False
     r = _eff_range(i, w, W, px, siege, wall_col, P)
-    j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, cand)
+    j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, grid, width, length,
+                      cand)  # fmt: skip
     if j < 0:
         return -1, False
     last_fire[i, k] = rnd
@@ -514,8 +706,47 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-                dbg):  # fmt: skip
-    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays."""
+                dbg, field, qx, qy, qgrid):  # fmt: skip
+    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
+
+    ``field`` holds the two sides' distance fields, shape (2, tiles), or (2, 0)
+    to find the nearest enemies by scanning the units.  ``qx, qy`` (units) and
+    ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
+    """
+    # Uncounted views of the arrays (see _borrowed); the caller's arrays outlive this call.
+    s = _borrowed(s)
+    U = _borrowed(U)
+    W = _borrowed(W)
+    itype = _borrowed(itype)
+    iside = _borrowed(iside)
+    sx = _borrowed(sx)
+    sy = _borrowed(sy)
+    P = _borrowed(P)
+    hp = _borrowed(hp)
+    maxhp = _borrowed(maxhp)
+    px = _borrowed(px)
+    py = _borrowed(py)
+    state = _borrowed(state)
+    burning = _borrowed(burning)
+    frozen = _borrowed(frozen)
+    stunned = _borrowed(stunned)
+    paralysed = _borrowed(paralysed)
+    decaying = _borrowed(decaying)
+    poison = _borrowed(poison)
+    grid = _borrowed(grid)
+    cloud = _borrowed(cloud)
+    last_fire = _borrowed(last_fire)
+    atk_unit = _borrowed(atk_unit)
+    atk_w = _borrowed(atk_w)
+    atk_slot = _borrowed(atk_slot)
+    atk_key = _borrowed(atk_key)
+    cand = _borrowed(cand)
+    dealt = _borrowed(dealt)
+    dbg = _borrowed(dbg)
+    field = _borrowed(field)
+    qx = _borrowed(qx)
+    qy = _borrowed(qy)
+    qgrid = _borrowed(qgrid)
     n = itype.shape[0]
     grid[:] = -1
     cloud[:] = -1
@@ -548,10 +779,23 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
+    # Distance fields of the two sides pay off once the units outnumber the tiles
+    # of a ring; below that the scan of the units is cheaper (same result).
+    use_field = field.shape[1] > 0
+    no_field = field[0, :0]
     movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
     snapshot = P[R.SIMULTANEOUS_MOVES] != 0
-    qx = np.empty(n, np.int64) if snapshot else px
-    qy = np.empty(n, np.int64) if snapshot else py
+    if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
+        qx = px
+        qy = py
+        qgrid = grid
+    fast = _any_unit_flag(U, itype, L.UF_FAST)
+    # stale[e]: side e's field no longer matches the positions movers choose from.
+    # With simultaneous moves a side's moves during a sweep only mark it
+    # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
+    stale = np.ones(2, np.bool_)
+    moved = np.zeros(2, np.bool_)
+    mark = moved if snapshot else stale
 
     # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
     for phase in range(2):
@@ -563,7 +807,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             for k in range(U[L.U_NW, ti]):
                 w = U[L.U_W0, ti] + k
                 if W[L.W_FLAGS, w] & flag:
-                    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+                    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, grid, width,
+                                      length, cand)  # fmt: skip
                     if j >= 0:
                         seq += 1
                         _strike(s, i, w, j, False, U, W, itype, iside, hp, state, px, py, grid,
@@ -586,7 +831,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                         continue
                     for _ in range(W[L.W_SHOTS, w]):
                         j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
-                                              py, siege, wall_col, last_fire, P, cand)  # fmt: skip
+                                              py, grid, width, length, siege, wall_col,
+                                              last_fire, P, cand)  # fmt: skip
                         if j >= 0:
                             seq += 1
                             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
@@ -623,13 +869,20 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             _clear_clouds(s, cloud, P)
         # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
         # C-8.3 [default] simultaneous moves: every unit chooses from where the
-        # enemies stood when the sweep began (qx, qy), so the attacker's earlier
-        # choice of tiles is its only edge: the defender does not also get to see
-        # where the attacker went.  With it off, qx, qy are the live positions.
+        # units stood when the sweep began (qx, qy, qgrid and the distance fields
+        # built from them); only the occupancy ``grid`` it steps on is live.
+        stale[:] = True  # deaths and routs since the last movement
         for sweep in range(2):
+            if sweep == 1 and not fast:
+                break  # the second sweep moves fast units only (and draws nothing else)
             if snapshot:
                 qx[:] = px
                 qy[:] = py
+                if use_field:
+                    qgrid[:] = grid
+                    for side in range(2):
+                        stale[side] = stale[side] or moved[side]
+                    moved[:] = False
             for i in movers:
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
@@ -640,8 +893,18 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                         _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                cand)  # fmt: skip
-                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length,
-                      siege, wall_col, P, cand)  # fmt: skip
+                        mark[iside[i]] = True
+                e = 1 - iside[i]
+                if use_field and stale[e]:  # the enemies moved, died or routed since
+                    distance_field(e, iside, state, qx, qy, width, length, field[e])
+                    stale[e] = False
+                x0 = px[i]
+                y0 = py[i]
+                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
+                      length, siege, wall_col, field[e] if use_field else no_field, P,
+                      cand)  # fmt: skip
+                if px[i] != x0 or py[i] != y0:
+                    mark[iside[i]] = True
         # 5. fear
         if fear:
             seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)
@@ -675,7 +938,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
                     continue  # C-5.5: melee weapons fight instead
                 j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, 2, -1, U, W, iside, state, px,
-                                      py, siege, wall_col, last_fire, P, cand)  # fmt: skip
+                                      py, grid, width, length, siege, wall_col, last_fire, P,
+                                      cand)  # fmt: skip
                 if j < 0:
                     continue
             else:
@@ -751,15 +1015,15 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
             bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
-                shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
-                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
-                keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
-    """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
+@njit(cache=True, nogil=True, error_model="numpy")
+def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
+               shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
+               agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
+               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
+    """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` battles, one stream per battle.
 
     Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a battle can be replayed alone and
+    function of the chunk's key and t, so a battle can be replayed alone and
     variants of a matchup share their random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
@@ -769,37 +1033,47 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
     and routed counts, and the sum and sum of squares of damage dealt per side.
     With ``keep`` the ``t_*`` arrays receive one row per trial; with ``debug``
     ``t_debug[trial, unit, :]`` receives the per-unit record (D_* columns).
+
+    It releases the GIL: the caller runs disjoint chunk ranges on a pool of
+    Python threads (``montecarlo.coe5.battle``), each writing only its own
+    chunks' rows, so results do not depend on the thread count.  A thread pool
+    instead of ``parallel=True`` saves the parfor compile (most of a cold start).
     """
     n = itype.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
-    for c in prange(states.shape[0]):
-        s = np.empty(4, np.uint64)
-        btype = itype.copy()
-        bpart = ipart.copy()
-        hp = np.zeros(n, np.int64)
-        maxhp = np.zeros(n, np.int64)
-        px = np.zeros(n, np.int64)
-        py = np.zeros(n, np.int64)
-        state = np.zeros(n, np.int64)
-        burning = np.zeros(n, np.int64)
-        frozen = np.zeros(n, np.int64)
-        stunned = np.zeros(n, np.int64)
-        paralysed = np.zeros(n, np.int64)
-        decaying = np.zeros(n, np.int64)
-        poison = np.zeros(n, np.int64)
-        grid = np.empty(width * length, np.int64)
-        cloud = np.empty(width * length, np.int64)
-        last_fire = np.zeros((n, max_weapons), np.int64)
-        atk_unit = np.zeros(max_attacks, np.int64)
-        atk_w = np.zeros(max_attacks, np.int64)
-        atk_slot = np.zeros(max_attacks, np.int64)
-        atk_key = np.zeros(max_attacks, np.int64)
-        cand = np.zeros(max(n, 9, width), np.int64)
-        dealt = np.zeros(2, np.int64)
-        dbg = np.zeros((n, N_DEBUG), np.int64)
-        n_parts = agg_surv.shape[1]
-        surv = np.zeros(n_parts, np.int64)
-        routed = np.zeros(n_parts, np.int64)
+    s = np.empty(4, np.uint64)
+    btype = itype.copy()
+    bpart = ipart.copy()
+    hp = np.zeros(n, np.int64)
+    maxhp = np.zeros(n, np.int64)
+    px = np.zeros(n, np.int64)
+    py = np.zeros(n, np.int64)
+    state = np.zeros(n, np.int64)
+    burning = np.zeros(n, np.int64)
+    frozen = np.zeros(n, np.int64)
+    stunned = np.zeros(n, np.int64)
+    paralysed = np.zeros(n, np.int64)
+    decaying = np.zeros(n, np.int64)
+    poison = np.zeros(n, np.int64)
+    grid = np.empty(width * length, np.int64)
+    cloud = np.empty(width * length, np.int64)
+    last_fire = np.zeros((n, max_weapons), np.int64)
+    atk_unit = np.zeros(max_attacks, np.int64)
+    atk_w = np.zeros(max_attacks, np.int64)
+    atk_slot = np.zeros(max_attacks, np.int64)
+    atk_key = np.zeros(max_attacks, np.int64)
+    cand = np.zeros(max(n, 9, width), np.int64)
+    dealt = np.zeros(2, np.int64)
+    dbg = np.zeros((n, N_DEBUG), np.int64)
+    tiles = width * length if n * n >= FIELD_MIN * width * length else 0
+    field = np.zeros((2, tiles), np.int64)
+    qx = np.zeros(n, np.int64)
+    qy = np.zeros(n, np.int64)
+    qgrid = np.empty(width * length, np.int64)
+    n_parts = agg_surv.shape[1]
+    surv = np.zeros(n_parts, np.int64)
+    routed = np.zeros(n_parts, np.int64)
+    for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
             btype[:] = itype  # from the written slots, so battle t depends on t alone
@@ -809,6 +1083,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
+                field, qx, qy, qgrid,
             )  # fmt: skip
             surv[:] = 0
             routed[:] = 0
