@@ -767,9 +767,11 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
 
-    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a battle can be replayed alone and
-    variants of a matchup share their random numbers battle by battle.
+    Battle ``k`` of chunk ``c`` (counted from 0 within the chunk) draws from
+    ``seed_trial(states[c], k)``: a pure function of the chunk's key and k, not
+    of how the driver groups chunks into calls (its pacing follows wall time),
+    so a battle can be replayed alone and variants of a matchup share their
+    random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -810,7 +812,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
+            seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
             btype[:] = itype  # from the written slots, so battle t depends on t alone
             bpart[:] = ipart
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)

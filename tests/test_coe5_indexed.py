@@ -167,3 +167,20 @@ def test_the_cases_are_not_trivial():
     assert 0 < fast.totals.outcome[0] < fast.n
     big = play(*CASES[-1][1:4], False, CASES[-1][4])
     assert big.trials.rounds.min() > 5
+
+
+def test_battles_do_not_depend_on_how_chunks_are_grouped_into_calls(monkeypatch):
+    # Issue 12: battle k of a chunk draws from (chunk key, k).  The driver groups
+    # chunks into calls by wall time (driver._Pacer), so a stream that depended
+    # on a chunk's place in its call would make results depend on the machine.
+    import montecarlo.driver as driver
+
+    def one_chunk_per_call(self, chunks, seconds):
+        self.chunks = 1
+
+    kw = {"trials": 2500, "seed": 3, "progress": False, "keep_trials": True}
+    paced = matchup("militia:8,archer:4", "heavy infantry:4", **kw)
+    monkeypatch.setattr(driver._Pacer, "record", one_chunk_per_call)
+    single = matchup("militia:8,archer:4", "heavy infantry:4", **kw)
+    np.testing.assert_array_equal(paced.trials.dealt, single.trials.dealt)
+    np.testing.assert_array_equal(paced.trials.rounds, single.trials.rounds)
