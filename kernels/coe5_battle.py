@@ -65,6 +65,16 @@ S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 
+# Integer arguments as plain int64 scalars.  A literal such as ``0`` at a call
+# site is typed Literal[int](0), and Numba compiles the callee once more for it:
+# each extra specialisation of a helper cost seconds of a cold start (issue 13).
+ZERO = np.int64(0)
+ONE = np.int64(1)
+NEAR = np.bool_(False)  # _strike: not beyond half the range (C-5.3)
+TWO = np.int64(2)
+IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
+ANYWHERE = np.int64(1 << 30)
+
 #: Distance fields are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
 
@@ -94,6 +104,17 @@ def _cheb(x0, y0, x1, y1):
 
 
 @njit(error_model="numpy")
+def _copy(dst, src):
+    """``dst[:] = src`` for 1-D int64 arrays of one length, as a plain loop.
+
+    Numba's array-to-array slice assignment compiles a broadcasting check with
+    string formatting for its error message: seconds of a cold start, per shape.
+    """
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit(error_model="numpy")
 def _sign(v):
     if v > 0:
         return 1
@@ -102,7 +123,7 @@ def _sign(v):
     return 0
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -110,7 +131,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -118,11 +139,11 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     removed = min(amount, hp[j])
     hp[j] -= amount
     if hp[j] <= 0:
-        _leave(j, DEAD, state, px, py, grid, width, dbg, seq)
+        _leave(j, np.int64(DEAD), state, px, py, grid, width, dbg, seq)
     return removed
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
             P, dbg, seq):  # fmt: skip
@@ -138,7 +159,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
     if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
         if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
             return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
-        if not resists(s, U[L.U_MR, tj], NORMAL):
+        if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
             paralysed[j] = 1
         return
     strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
@@ -161,7 +182,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         if chance(s, P[R.FREEZE_CHANCE]):
             frozen[j] = 1
     elif dtype == L.T_SHOCK:  # C-4.4: an MR check or a strength check (C-2.3) avoids it
-        if not resists(s, U[L.U_MR, tj], NORMAL):
+        if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
             # C-4.3: a frozen unit checks with 1 less strength
             if not check_roll(s, np.int64(P[R.STRENGTH_CHECK])) < U[L.U_STR, tj] - frozen[j]:
                 stunned[j] = 1
@@ -169,26 +190,27 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         decaying[j] = 1
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _unit_order(cand, k):
     """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
 
-    Insertion sort for a few; Numba's sort (of distinct numbers, so any sort
-    gives the same order) for many, as in a dense box of targets.
+    Shell sort with halving gaps (insertion sort when k < 16): the numbers are
+    distinct, so any sort gives the same order, and this one compiles in a
+    fraction of the time of Numba's ``ndarray.sort`` (cold start, issue 13).
     """
-    if k > 16:
-        cand[:k].sort()
-        return
-    for a in range(1, k):
-        v = cand[a]
-        b = a - 1
-        while b >= 0 and cand[b] > v:
-            cand[b + 1] = cand[b]
-            b -= 1
-        cand[b + 1] = v
+    gap = k // 2 if k >= 16 else 1
+    while gap > 0:
+        for a in range(gap, k):
+            v = cand[a]
+            b = a - gap
+            while b >= 0 and cand[b] > v:
+                cand[b + gap] = cand[b]
+                b -= gap
+            cand[b + gap] = v
+        gap //= 2
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
@@ -211,7 +233,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
                 if j >= 0 and iside[j] != iside[i] and lo <= _cheb(x, y, ax, ay):
                     cand[k] = j
                     k += 1
-        _unit_order(cand, k)
+        _unit_order(cand, np.int64(k))
     else:
         for j in range(iside.shape[0]):
             if state[j] == ALIVE and iside[j] != iside[i]:
@@ -224,7 +246,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     return cand[bounded(s, k)]
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
     k = 0
@@ -241,7 +263,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -249,7 +271,7 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
     """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
 
@@ -282,7 +304,7 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
     return k, tiles
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _pick_nearest(s, cand, k, P):
     """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
 
@@ -338,7 +360,7 @@ def distance_field(side, iside, state, px, py, width, length, dist):
             dist[t] = d
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
@@ -359,8 +381,8 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
             return -1, 1 << 30
         if 8 * dmin < n:
             k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
-            _unit_order(cand, k)
-            return _pick_nearest(s, cand, k, P), dmin
+            _unit_order(cand, np.int64(k))
+            return _pick_nearest(s, cand, np.int64(k), P), dmin
     k = 0
     dmin = 1 << 30
     for j in range(n):
@@ -374,7 +396,7 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
                 k += 1
     if k == 0:
         return -1, dmin
-    return _pick_nearest(s, cand, k, P), dmin
+    return _pick_nearest(s, cand, np.int64(k), P), dmin
 
 
 @njit(error_model="numpy")
@@ -396,7 +418,7 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     return cand[bounded(s, k)], dmin
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
@@ -409,7 +431,7 @@ def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     return False
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
@@ -502,7 +524,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
 
     It stays where it is when that enemy has no free tile around it.
     """
-    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, grid, width, length, cand)
+    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width, length, cand)
     if j < 0:
         return
     k = 0
@@ -546,12 +568,12 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
                 continue
             # The enemies around i, in the unit order of a scan of all units.
             k = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
-            _unit_order(cand, k)
+            _unit_order(cand, np.int64(k))
             for q in range(k):
                 j = cand[q]
                 if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
                     seq += 1
-                    _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
+                    _leave(j, np.int64(ROUTED), state, px, py, grid, width, dbg, seq)
         return seq
     for j in range(n):
         if state[j] != ALIVE:
@@ -562,7 +584,7 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
             fear = max(fear, U[L.U_FEAR, itype[cand[q]]])
         if fear > 0 and fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
             seq += 1
-            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
+            _leave(j, np.int64(ROUTED), state, px, py, grid, width, dbg, seq)
     return seq
 
 
@@ -587,7 +609,7 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             poison[i] -= d
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
         if decaying[i] and state[i] == ALIVE:  # C-4.8
-            _lose_hp(i, 1, hp, state, px, py, grid, width, dbg, seq)
+            _lose_hp(i, ONE, hp, state, px, py, grid, width, dbg, seq)
         if state[i] != ALIVE:
             continue
         if frozen[i] and chance(s, P[R.THAW_CHANCE]):
@@ -607,15 +629,15 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
         if w < 0:
             continue
         wall = fort if siege and px[i] == wall_col else 0
-        d = hit_damage(s, W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
-                       frozen[i] != 0, 0)  # fmt: skip
+        d = hit_damage(s, W, w, U, itype[i], ZERO, wall, stunned[i] != 0 or paralysed[i] != 0,
+                       frozen[i] != 0, ZERO)  # fmt: skip
         if W[L.W_TYPE, w] == L.T_POISON:
             poison[i] += d
         else:
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
     """True when steps 9-10 can change nothing any more (and would draw no number).
 
@@ -681,7 +703,7 @@ def _any_fear(U, itype):
     return False
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
                  siege, wall_col, last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
@@ -807,11 +829,11 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             for k in range(U[L.U_NW, ti]):
                 w = U[L.U_W0, ti] + k
                 if W[L.W_FLAGS, w] & flag:
-                    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, grid, width,
+                    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width,
                                       length, cand)  # fmt: skip
                     if j >= 0:
                         seq += 1
-                        _strike(s, i, w, j, False, U, W, itype, iside, hp, state, px, py, grid,
+                        _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
                                 cloud, width, wall_col, fort, siege, burning, frozen, stunned,
                                 paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
 
@@ -853,7 +875,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     outcome = DRAW
     rounds = 0
     a, b = _side_counts(iside, state)
-    rnd = 1
+    rnd = ONE
     timed_out = False
     while a > 0 and b > 0:
         if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
@@ -876,10 +898,10 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if sweep == 1 and not fast:
                 break  # the second sweep moves fast units only (and draws nothing else)
             if snapshot:
-                qx[:] = px
-                qy[:] = py
+                _copy(qx, px)
+                _copy(qy, py)
                 if use_field:
-                    qgrid[:] = grid
+                    _copy(qgrid, grid)
                     for side in range(2):
                         stale[side] = stale[side] or moved[side]
                     moved[:] = False
@@ -937,9 +959,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if W[L.W_RANGE, w] > 1:
                 if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
                     continue  # C-5.5: melee weapons fight instead
-                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, 2, -1, U, W, iside, state, px,
-                                      py, grid, width, length, siege, wall_col, last_fire, P,
-                                      cand)  # fmt: skip
+                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, TWO, IN_RANGE, U, W, iside,
+                                      state, px, py, grid, width, length, siege, wall_col,
+                                      last_fire, P, cand)  # fmt: skip
                 if j < 0:
                     continue
             else:
@@ -1078,8 +1100,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
-            btype[:] = itype  # from the written slots, so battle t depends on t alone
-            bpart[:] = ipart
+            _copy(btype, itype)  # from the written slots, so battle t depends on t alone
+            _copy(bpart, ipart)
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
@@ -1105,9 +1127,10 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
             if keep:
                 t_outcome[trial] = outcome
                 t_rounds[trial] = rounds
-                t_surv[trial, :] = surv
-                t_routed[trial, :] = routed
-                t_dealt[trial, :] = dealt
+                _copy(t_surv[trial], surv)
+                _copy(t_routed[trial], routed)
+                _copy(t_dealt[trial], dealt)
             if debug:
-                dbg[:, D_PART] = bpart
-                t_debug[trial, :, :] = dbg
+                for i in range(n):
+                    dbg[i, D_PART] = bpart[i]
+                    _copy(t_debug[trial, i], dbg[i])

@@ -5,31 +5,64 @@ figure carries its Monte Carlo error.  Rules are cited by their ids, explained
 in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 """
 
-from montecarlo import sf
-from montecarlo.coe5.battle import BattleRules, matchup
-from montecarlo.coe5.damage import damage, hits_to_kill
-from montecarlo.coe5.dice import (
-    Die,
-    check_roll,
-    morale_failure_chance,
-    oed,
-    parse_die,
-    resist_chance,
-    score_oed,
-    score_soed,
-    soed,
-)
-from montecarlo.coe5.duel import DuelResult, duel_exact
-from montecarlo.coe5.reports import damage_heatmap, damage_table
-from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
-from montecarlo.distribution import Distribution
-from montecarlo.errors import DataError, InputError
-from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay
-from montecarlo.roundrobin import RoundRobin, round_robin
-from montecarlo.seeding import resolve_seed
-from montecarlo.solver import Requirement, required_count
-from montecarlo.stats import compare, wilson
-from montecarlo.sweeps import sweep
+import importlib as _importlib
+
+# Public names load on first use (PEP 562), so a command pays only for what it
+# touches: SciPy, pandas, matplotlib and the SF package took about a second of
+# every start (issue 13).  ``name: module`` (the module itself for "sf").
+_LAZY = {
+    "sf": "montecarlo.sf",
+    "BattleRules": "montecarlo.coe5.battle",
+    "matchup": "montecarlo.coe5.battle",
+    "damage": "montecarlo.coe5.damage",
+    "hits_to_kill": "montecarlo.coe5.damage",
+    "Die": "montecarlo.coe5.dice",
+    "check_roll": "montecarlo.coe5.dice",
+    "morale_failure_chance": "montecarlo.coe5.dice",
+    "oed": "montecarlo.coe5.dice",
+    "parse_die": "montecarlo.coe5.dice",
+    "resist_chance": "montecarlo.coe5.dice",
+    "score_oed": "montecarlo.coe5.dice",
+    "score_soed": "montecarlo.coe5.dice",
+    "soed": "montecarlo.coe5.dice",
+    "DuelResult": "montecarlo.coe5.duel",
+    "duel_exact": "montecarlo.coe5.duel",
+    "damage_heatmap": "montecarlo.coe5.reports",
+    "damage_table": "montecarlo.coe5.reports",
+    "Roster": "montecarlo.coe5.units",
+    "Unit": "montecarlo.coe5.units",
+    "Weapon": "montecarlo.coe5.units",
+    "load_units": "montecarlo.coe5.units",
+    "Distribution": "montecarlo.distribution",
+    "DataError": "montecarlo.errors",
+    "InputError": "montecarlo.errors",
+    "plot_exact_vs_sampled": "montecarlo.plotting",
+    "plot_overlay": "montecarlo.plotting",
+    "RoundRobin": "montecarlo.roundrobin",
+    "round_robin": "montecarlo.roundrobin",
+    "resolve_seed": "montecarlo.seeding",
+    "Requirement": "montecarlo.solver",
+    "required_count": "montecarlo.solver",
+    "compare": "montecarlo.stats",
+    "wilson": "montecarlo.stats",
+    "sweep": "montecarlo.sweeps",
+}
+
+
+def __getattr__(name: str):
+    """Import a public name on first use and keep it (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'montecarlo' has no attribute {name!r}")
+    value = _importlib.import_module(_LAZY[name])
+    if name != "sf":
+        value = getattr(value, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

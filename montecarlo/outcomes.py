@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
+
+if TYPE_CHECKING:  # matplotlib loads only for a plot (issue 13: start time)
+    from matplotlib.axes import Axes
 
 from montecarlo.stats import wilson
 

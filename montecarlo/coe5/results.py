@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 from montecarlo.coe5.battlefield import Deployment, Part
 from montecarlo.outcomes import OutcomeRates
@@ -166,6 +167,8 @@ class MatchupResult(OutcomeRates):
     # -- plots -------------------------------------------------------------------
     def plot(self) -> Figure:
         """Outcome bars with 95% intervals, a rounds histogram and survivor distributions."""
+        import matplotlib.pyplot as plt  # only for a plot: it takes a while to import
+
         fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
         self.plot_outcomes(axes[0])
         ax = axes[1]
