@@ -31,7 +31,11 @@ def wilson(successes: int, trials: int, level: float = 0.95) -> tuple[float, flo
     denom = 2 * (n + z2)
     centre = (2 * n * p + z2) / denom
     half = z * math.sqrt(z2 + 4 * n * p * (1 - p)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval holds p, and reaches 0 at k = 0 and 1 at k = n: exactly, not to
+    # within rounding (error bars drawn from it must not come out negative).
+    lo = 0.0 if successes == 0 else min(p, centre - half)
+    hi = 1.0 if successes == n else max(p, centre + half)
+    return (max(0.0, lo), min(1.0, hi))
 
 
 def wilson_halfwidth(successes: int, trials: int, level: float = 0.95) -> float:
