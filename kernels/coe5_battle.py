@@ -1,27 +1,45 @@
-"""One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its batch driver.
+"""One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its chunk driver.
 
 ``play_battle`` plays one battle from packed unit tables and a random stream;
-``run_battles`` plays chunks of battles in ``prange`` and aggregates outcome
-counts and histograms per chunk, so memory stays bounded for any trial count.
+``run_chunks`` plays a range of chunks of battles (releasing the GIL, so the
+caller runs chunks on a thread pool) and aggregates outcome counts and
+histograms per chunk, so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
-this order is the movement order of C-8.3.  Each battle deals the unit types
-out to the slots of each role afresh (C-6), so the written order of an army
-does not matter.  Positions are (x, y) = (column, row).
+C-8.3's movement order is built from it (``_move_order``).  Each battle deals
+the unit types out to the slots of each role afresh (C-6), so the written
+order of an army does not matter.  Positions are (x, y) = (column, row).
 
 Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
 unit on each tile (dead and routed units leave it), so the searches for
-enemies look at tiles near a unit instead of at every unit: the nearest enemy
-(C-8.3) by Chebyshev rings of growing radius, the targets of a shot (C-5.1)
-by the box of tiles within range, fear (C-8.5) by the 8 tiles around.  Each
+enemies look at tiles near a unit instead of at every unit: the targets of a
+shot (C-5.1) by the box of tiles within range, fear (C-8.5) by the 8 tiles
+around, and the nearest enemy (C-8.3) by a per-side distance field.  Each
 search lists the enemies it finds, sorts them by unit number and draws among
 them exactly as the scan of every unit in :mod:`kernels.coe5_battle_ref`
 does (that scan meets them in unit order): the same draws from the stream in
 the same order, so every battle is the same, bit for bit.  When the tiles to
 look at outnumber the units, a search scans the units instead; that choice
 changes only the cost, never a result.
+
+C-8.3 with the index.  ``field[e]`` is the Chebyshev distance from every tile
+to the nearest living unit of side e (an exact two-pass distance transform,
+the same as a multi-source breadth-first search with king's steps).  A mover
+reads its nearest distance d off its tile, lists the enemies on the ring of
+tiles at distance d, sorts them by unit number, and draws one with
+``bounded(s, k)`` exactly as the reference (a lone enemy, or
+``random_nearest`` off: the first, with no draw).  [default] simultaneous
+moves: at the start of each sweep the positions (``qx, qy``) and the
+occupancy (``qgrid``) are copied and both fields describe that snapshot; a
+side's moves during the sweep only mark its field for rebuilding at the next
+sweep, while the live ``grid`` decides which tiles are free to step on.  With
+``simultaneous_moves`` off the movers choose from the live positions, and a
+side's field is rebuilt before the next mover that looks at it after a unit
+of that side moved.  Deaths and routs happen outside movement, so both fields
+are rebuilt (lazily) at each movement step.  The movers come in
+``_move_order`` (paired ranks, or all attackers first) as in the reference.
 """
 
 from __future__ import annotations
