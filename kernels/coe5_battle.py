@@ -116,12 +116,12 @@ def _borrowed(typingctx, arr):
     return arr(arr), codegen
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _cheb(x0, y0, x1, y1):
     return max(abs(x0 - x1), abs(y0 - y1))
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _copy(dst, src):
     """``dst[:] = src`` for 1-D int64 arrays of one length, as a plain loop.
 
@@ -132,7 +132,7 @@ def _copy(dst, src):
         dst[k] = src[k]
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _sign(v):
     if v > 0:
         return 1
@@ -141,7 +141,7 @@ def _sign(v):
     return 0
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -149,7 +149,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -161,7 +161,7 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     return removed
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
             P, dbg, seq):  # fmt: skip
@@ -208,7 +208,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         decaying[j] = 1
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _unit_order(cand, k):
     """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
 
@@ -228,7 +228,7 @@ def _unit_order(cand, k):
         gap //= 2
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
@@ -264,7 +264,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     return cand[bounded(s, k)]
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
     k = 0
@@ -281,7 +281,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -289,7 +289,7 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
     """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
 
@@ -322,7 +322,7 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
     return k, tiles
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _pick_nearest(s, cand, k, P):
     """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
 
@@ -378,7 +378,7 @@ def distance_field(side, iside, state, px, py, width, length, dist):
             dist[t] = d
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
@@ -436,7 +436,7 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     return cand[bounded(s, k)], dmin
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
@@ -449,7 +449,7 @@ def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     return False
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
@@ -481,7 +481,7 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     grid[nx * width + ny] = i
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
           wall_col, dist, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
@@ -655,7 +655,7 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
     """True when steps 9-10 can change nothing any more (and would draw no number).
 
@@ -673,7 +673,7 @@ def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, de
     return True
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _side_counts(iside, state):
     a = 0
     b = 0
@@ -721,7 +721,7 @@ def _any_fear(U, itype):
     return False
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
                  siege, wall_col, last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
