@@ -308,7 +308,7 @@ def run_paired(
                         rows = base.play(ss, first, step, m)
                         for engine, tot, s in zip(variants, totals, same, strict=True):
                             tot.add(rows, rows if s else engine.play(ss, first, step, m))
-                        pacer.record(step, (time.perf_counter() - t0) / (1 + len(variants)))
+                        pacer.record(step, time.perf_counter() - t0)
                         first += step
                         bar.update(m)
                     cut = first < end
@@ -432,7 +432,7 @@ class Comparison:
             else:
                 cells = (f"{r.baseline:>10.3f}{r.variant:>10.3f}{r.difference:>+12.3f}   "
                          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]")  # fmt: skip
-            vr = "exact" if math.isinf(r.variance_reduction) else f"×{r.variance_reduction:.1f}"
+            vr = _vr_text(r.variance_reduction)
             lines.append(f"{r.measure:<22}{cells:<56}{vr:>8}")
         lo, hi = self.independent_interval()
         changed = self.totals.changed / self.n
@@ -475,6 +475,13 @@ class Comparison:
             "changed_share": self.totals.changed / self.n,
             "measures": self.to_frame().to_dict(orient="records"),
         }  # fmt: skip
+
+
+def _vr_text(value: float) -> str:
+    """A variance reduction for tables: 'exact' (no paired variance), '—' (no variance at all)."""
+    if math.isnan(value):
+        return "—"
+    return "exact" if math.isinf(value) else f"×{value:.1f}"
 
 
 # -- the public functions --------------------------------------------------------------
