@@ -32,7 +32,6 @@ from montecarlo.coe5.battle import BATCH_CHUNKS, BATTLE_CHUNK, _Battles
 from montecarlo.coe5.battle import DEFAULT_MAX_TRIALS as COE5_MAX_TRIALS
 from montecarlo.coe5.battlefield import deploy
 from montecarlo.driver import (
-    _Pacer,
     check_trials,
     numba_threads,
     progress_bar,
@@ -293,22 +292,23 @@ def run_paired(
     with stop_on_ctrl_c() as stop:
         try:
             with numba_threads(threads):
-                pacer = _Pacer(BATCH_CHUNKS, f"paired {base.noun}")
                 while not stop.requested:
-                    done = totals[0].n
-                    n = planned(done)
+                    n = planned(totals[0].n)
                     if n == 0:
                         break
                     end = first + -(-n // chunk)
                     last = n - (end - first - 1) * chunk
+                    # Calls of exactly BATCH_CHUNKS chunks, never paced by wall time: the
+                    # kernels number a call's battles from its first chunk, so a battle's
+                    # stream depends on how chunks are grouped into calls (see the report
+                    # of issue 12).  Fixed calls keep every figure a function of the seed,
+                    # and match a plain run's first batch, which is one such call.
                     while first < end and not stop.requested:
-                        step = min(pacer.chunks, end - first)
+                        step = min(BATCH_CHUNKS, end - first)
                         m = step * chunk if first + step < end else (step - 1) * chunk + last
-                        t0 = time.perf_counter()
                         rows = base.play(ss, first, step, m)
                         for engine, tot, s in zip(variants, totals, same, strict=True):
                             tot.add(rows, rows if s else engine.play(ss, first, step, m))
-                        pacer.record(step, time.perf_counter() - t0)
                         first += step
                         bar.update(m)
                     cut = first < end
