@@ -444,11 +444,11 @@ class Comparison:
                 f"{one} is the same, so the difference is exactly 0."
             )
         else:
-            lines.append(
-                f"{changed:.1%} of {self.noun} changed at all (outcome, rounds or survivors). "
+            lines += [
+                f"{changed:.1%} of {self.noun} changed at all (outcome, rounds or survivors).",
                 f"Two independent runs of {self.n:,} {self.noun} each would give the win-rate "
-                f"difference about [{lo:+.2%}, {hi:+.2%}]."
-            )
+                f"difference about [{lo:+.2%}, {hi:+.2%}].",
+            ]
         return "\n".join(lines)
 
     __str__ = summary

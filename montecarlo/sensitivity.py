@@ -218,10 +218,11 @@ class SensitivityResult:
         ax.set(
             xlabel=f"change in P({self.win_label}), alternative − defaults (percentage points)",
             title=f"Sensitivity to the rule defaults: {self.baseline.title()}\n"
-            f"defaults {frame['default_rate'].iloc[0]:.1%}; {self.n:,} paired {self.noun} "
-            "per alternative",
+            f"P({self.win_label}) with the defaults {frame['default_rate'].iloc[0]:.1%}; "
+            f"{self.n:,} paired {self.noun} per alternative",
         )
-        ax.legend(loc="lower right", fontsize="small")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.55 / max(len(frame), 3) - 0.1),
+                  ncol=3, fontsize="small")  # fmt: skip
         return fig
 
 
