@@ -23,18 +23,19 @@ reports each change of the win rate with its paired 95% Newcombe interval.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from montecarlo.compare import LEVEL, PairedTotals, as_scenario, engine_for, run_paired
 from montecarlo.driver import check_trials
 from montecarlo.errors import InputError
 from montecarlo.scenarios import Scenario, SFScenario
 from montecarlo.seeding import SeedLike, resolve_seed
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)
@@ -194,6 +195,8 @@ class SensitivityResult:
         Alternatives that changed no battle are left out unless ``idle=True``;
         ``top`` keeps only the largest changes.
         """
+        import matplotlib.pyplot as plt
+
         frame = self.to_frame()
         if not idle:
             frame = frame[frame["changed_share"] > 0]
