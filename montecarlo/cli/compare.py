@@ -78,6 +78,16 @@ def _fight_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
 
 
+def _difference_precision(p: argparse.ArgumentParser) -> None:
+    """Say what --precision means here: the half-width of the difference's interval."""
+    for action in p._actions:
+        if action.dest == "precision":
+            action.help = (
+                "instead of --trials: play until the half-width of the win-rate "
+                "difference's paired 95%% interval is at most this, e.g. 0.005 (default: off)"
+            )
+
+
 def _variant_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--variant",
@@ -114,6 +124,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     _battle_arguments(p)
     _variant_option(p)
     add_run_options(p, default_trials=None, trials_help="pairs of battles")
+    _difference_precision(p)
     p.set_defaults(run=run_compare)
 
     s = add_command(
@@ -156,6 +167,7 @@ def register_sf(sf_sub: argparse._SubParsersAction) -> None:
     _fight_arguments(p)
     _variant_option(p)
     add_run_options(p, default_trials=None, trials_help="pairs of fights")
+    _difference_precision(p)
     p.set_defaults(run=run_sf_compare)
 
     s = add_command(
