@@ -194,6 +194,22 @@ def test_c8_5_one_fear_check_per_adjacent_fear_unit(fear_checks, checks):
     assert_rate(int(r.trials.routed[:, 1].sum()), r.n, 1 - (1 - p_fail) ** checks)
 
 
+@pytest.mark.parametrize(("target_draw", "both_die"), [("attack", 1.0), ("order", 0.5)])
+def test_c8_6_target_drawn_when_the_attack_is_made(target_draw, both_die):
+    # Two lethal blades against two posts of 1 HP, both adjacent, one round.  [default]
+    # "attack": the second blade picks among the living, so both posts fall.  "order":
+    # both targets are drawn when the order is made, the same one with chance 1/2, and
+    # then the second blow is lost on a dead post.
+    blade = weapon("Blade", "1-1000", nostr=True)
+    twin = unit("Twin", 10, blade, blade, morale=99)
+    post = unit("Post", 1, NOTHING, immobile=True, morale=99)
+    r = matchup([(twin, 1)], [(post, 2)], trials=4096, seed=3, width=2, length=2,
+                keep_trials=True, progress=False,
+                rules=BattleRules(max_rounds=1, target_draw=target_draw))  # fmt: skip
+    both = r.trials.outcome == 0  # the attacker won in round 1: both posts fell
+    assert_rate(int(both.sum()), both.size, both_die)
+
+
 def test_c8_7_wands_fire_before_everything():
     # The wand (initiative 1) kills before the spear (initiative 6) can strike.
     wizard = unit("Wizard", 1, weapon("Wand", "1-1000", initiative=1, wand=True))
