@@ -784,9 +784,11 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
 
-    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a battle can be replayed alone and
-    variants of a matchup share their random numbers battle by battle.
+    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
+    the chunk's key comes from (seed, the run's chunk number) and the index is
+    the battle's place in its chunk, so battle t of a run is a pure function of
+    the seed and t whatever the batches; it can be replayed alone, and variants
+    of a matchup share their random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -827,7 +829,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
+            seed_trial(states[c], trial - c * chunk, s)  # each battle its own stream (issue 12)
             btype[:] = itype  # from the written slots, so battle t depends on t alone
             bpart[:] = ipart
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)

@@ -178,8 +178,10 @@ def test_c8_3_random_tie_break_evens_a_mirror_match():
                      rules=BattleRules(random_nearest=False, **literal))  # fmt: skip
     fair = matchup("pikeman:5", "pikeman:5", trials=2048, seed=4, progress=False,
                    rules=BattleRules(**literal))  # fmt: skip
+    # (literal movement keeps a skew of its own, which the C-8.3 defaults remove: see
+    # test_coe5_fairness.py; here only the tie-break's share of it is measured)
     assert skewed.win_rate > 0.6
-    assert abs(fair.win_rate - 0.5) < 0.05
+    assert skewed.win_rate - fair.win_rate > 3.29 * np.sqrt(0.5 / 2048)
 
 
 @pytest.mark.parametrize(("fear_checks", "checks"), [("each", 2), ("strongest", 1)])

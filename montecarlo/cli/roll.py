@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     sd = hist.std(ddof=1) if n > 1 else float("nan")
     rows = [
         ("mean", dist.mean(), hist.mean(), sd / np.sqrt(n)),
-        ("sd", dist.std(), sd, sd / np.sqrt(2 * max(n - 1, 1))),
+        ("sd", dist.std(), sd, hist.std_error_of_std()),
     ]
     for q, sq in zip(QUANTILES, sample_q, strict=True):
         rows.append((f"q{int(q * 100):02d}", dist.ppf(q), sq, np.nan))
