@@ -511,6 +511,26 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
 
 
 @njit(error_model="numpy")
+def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
+                 wall_col, last_fire, P, cand):  # fmt: skip
+    """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
+
+    A melee weapon strikes a random adjacent enemy; a ranged weapon shoots a
+    random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
+    melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
+    """
+    if W[L.W_RANGE, w] > 1:
+        if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
+            return -1, False  # C-5.5
+        return _ranged_shot(s, i, w, k, rnd, 2, -1, U, W, iside, state, px, py, siege, wall_col,
+                            last_fire, P, cand)  # fmt: skip
+    k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+    if k_adj == 0:
+        return -1, False
+    return cand[bounded(s, k_adj)], False
+
+
+@njit(error_model="numpy")
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
@@ -550,6 +570,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     fear = _any_fear(U, itype)
     movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
     snapshot = P[R.SIMULTANEOUS_MOVES] != 0
+    early = P[R.TARGET_AT_ORDER] != 0
+    atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
+    atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
     qx = np.empty(n, np.int64) if snapshot else px
     qy = np.empty(n, np.int64) if snapshot else py
 
@@ -662,6 +685,11 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     atk_slot[m] = k
                     tie = np.int64(next_u64(s) & _MASK32)
                     atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
+                    if early:  # C-8.6 target_draw="order": the target is drawn now
+                        atk_target[m], atk_far[m] = _pick_target(
+                            s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
+                            siege, wall_col, last_fire, P, cand,
+                        )  # fmt: skip
                     m += 1
         order = np.argsort(atk_key[:m])
         # 8. attacks
@@ -671,19 +699,17 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if state[i] != ALIVE or stunned[i] or paralysed[i]:
                 continue  # killed, routed or stunned before its attack came
             w = atk_w[e]
-            if W[L.W_RANGE, w] > 1:
-                if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
-                    continue  # C-5.5: melee weapons fight instead
-                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, 2, -1, U, W, iside, state, px,
-                                      py, siege, wall_col, last_fire, P, cand)  # fmt: skip
-                if j < 0:
-                    continue
-            else:
-                k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
-                if k_adj == 0:
-                    continue
-                j = cand[bounded(s, k_adj)]
-                far = False
+            if early:
+                j = atk_target[e]
+                far = atk_far[e]
+                if j >= 0 and state[j] != ALIVE:
+                    continue  # C-8.6 target_draw="order": the target is gone, the attack lost
+            else:  # C-8.6 [default]: the target is drawn when the attack is made
+                j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
+                                      grid, width, length, siege, wall_col, last_fire, P,
+                                      cand)  # fmt: skip
+            if j < 0:
+                continue  # nobody in reach: the attack is lost
             seq += 1
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
@@ -758,9 +784,11 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
 
-    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a battle can be replayed alone and
-    variants of a matchup share their random numbers battle by battle.
+    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
+    the chunk's key comes from (seed, the run's chunk number) and the index is
+    the battle's place in its chunk, so battle t of a run is a pure function of
+    the seed and t whatever the batches; it can be replayed alone, and variants
+    of a matchup share their random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -801,7 +829,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial, s)  # each battle its own stream (issue 12)
+            seed_trial(states[c], trial - c * chunk, s)  # each battle its own stream (issue 12)
             btype[:] = itype  # from the written slots, so battle t depends on t alone
             bpart[:] = ipart
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)

@@ -936,9 +936,10 @@ def run_fights(states, chunk, n_trials, C, B, Q,
                keep, t_outcome, t_rounds, t_state, t_damage, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` fights in chunks, one stream per fight; aggregate per chunk.
 
-    Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a fight can be replayed alone and
-    variants share their random numbers fight by fight (issue 12).
+    Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
+    the key comes from (seed, the run's chunk number) and the index is the
+    fight's place in its chunk, so fight t of a run is a pure function of the
+    seed and t whatever the batches (issue 12).
 
     ``agg_states[c, i, state]`` counts final states, ``agg_damage[c, i, :]`` sums
     injury, fatigue and heavy fatigue, ``agg_events[c, side, :]`` sums events.
@@ -956,7 +957,7 @@ def run_fights(states, chunk, n_trials, C, B, Q,
         foes = np.zeros(n, np.int64)
         allies = np.zeros(n, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial, s)
+            seed_trial(states[c], trial - c * chunk, s)
             outcome, rounds = play_fight(
                 s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies
             )
