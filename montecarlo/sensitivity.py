@@ -10,10 +10,11 @@ are listed in :data:`EXEMPT` with the reason; ``tests/test_sensitivity.py``
 checks that every dataclass field is in one or the other, so a new default
 cannot be forgotten.
 
-The keyword defaults of the exact functions (``mc.damage(long_range_halving=)``,
-``sf.attack(clash=)``, ``sf.death_chance(death_threshold=)``,
-``sf.friendly_fire(groups=)``) do not reach battles: a battle takes these
-choices from the rules dataclasses, whose rows here cover them.
+The keyword defaults of the exact and dice functions (``mc.damage(long_range_halving=)``,
+the C-1.4 and C-1.7 conventions of the dice functions, ``sf.attack(clash=)``,
+``sf.death_chance(death_threshold=)``, ``sf.friendly_fire(groups=)``) do not
+reach battles: a battle takes these choices from the rules dataclasses, whose
+rows here cover them, and the dice conventions are not battle parameters.
 
 :func:`sensitivity` plays the defaults once and every alternative on the same
 per-battle streams (common random numbers, :mod:`montecarlo.compare`), and
@@ -80,6 +81,7 @@ COE5_DEFAULTS: tuple[Default, ...] = (
     Default("rules.simultaneous_moves", "C-8.3", (False,), "each unit sees earlier moves"),
     Default("rules.move_order", "C-8.3", ("sides",), "the whole attacker side moves first"),
     Default("rules.long_range_halving", "C-5.3", ("final",), "halve the final damage"),
+    Default("rules.target_draw", "C-8.6", ("order",), "targets drawn with the attack order"),
     Default("width", "C-6", (8, 12), "grid rows"),
     Default("length", "C-6", (15, 30), "grid columns"),
 )

@@ -38,12 +38,11 @@ def test_a_change_that_never_arises_changes_no_battle():
 
 
 def test_battle_t_of_each_variant_is_battle_t_of_a_plain_run():
-    # One batch (2,048 battles): a plain run plays it in one kernel call, as compare
-    # does.  Longer plain runs group chunks into calls by wall time, and the kernels
-    # number battles from a call's first chunk, so only the first batch is pinned.
-    res = compare(BASE, "attacker=pikeman:21", trials=2048, **KW)
-    base = mc.matchup(*BASE, trials=2048, **KW)
-    var = mc.matchup("pikeman:21", "knight:3", trials=2048, **KW)
+    # 3,000 battles: two batches, the last chunk cut short; plain runs group the
+    # chunks into kernel calls by wall time, compare in fixed calls.
+    res = compare(BASE, "attacker=pikeman:21", trials=3000, **KW)
+    base = mc.matchup(*BASE, trials=3000, **KW)
+    var = mc.matchup("pikeman:21", "knight:3", trials=3000, **KW)
     assert res.totals.outcomes[0].tolist() == list(base.counts.values())
     assert res.totals.outcomes[1].tolist() == list(var.counts.values())
     assert res.totals.moments["rounds"].means()[0] == pytest.approx(base.rounds_mean()[0])
