@@ -469,10 +469,16 @@ class Comparison:
                       "neither_wins": int(self.totals.table[3])},
             "difference": {"estimate": diff, "ci_low": lo, "ci_high": hi,
                            "method": "Newcombe hybrid score, paired (1998, method 10)"},
-            "variance_reduction": self.variance_reduction(),
+            "variance_reduction": _finite(self.variance_reduction()),
             "changed_share": self.totals.changed / self.n,
-            "measures": self.to_frame().to_dict(orient="records"),
+            "measures": [{k: _finite(v) for k, v in row.items()}
+                         for row in self.to_frame().to_dict(orient="records")],
         }  # fmt: skip
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no infinity: an exact (infinite) variance reduction is written "inf"."""
+    return "inf" if isinstance(value, float) and math.isinf(value) else value
 
 
 def _vr_text(value: float) -> str:

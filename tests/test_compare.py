@@ -179,3 +179,13 @@ def test_sf_terms():
         base.vary("surprise=c")
     with pytest.raises(InputError, match="armour types"):
         base.vary("warrior.armor.fire=1")
+
+
+def test_json_is_strict_even_for_exact_comparisons():
+    import json
+
+    from montecarlo.cli.common import to_jsonable
+
+    res = compare(BASE, "rules.siege_bombardment=false", trials=512, **KW)
+    text = json.dumps(to_jsonable(res.to_dict()), allow_nan=False)
+    assert '"variance_reduction": "inf"' in text
