@@ -169,7 +169,7 @@ class SensitivityResult:
             else "",
             "",
             f"{'parameter = value':<38}{'rule':<8}{'change':>9}   {'paired 95% interval':<20}"
-            f"{'battles changed':>16}",
+            f"{self.noun + ' changed':>16}",
         ]  # fmt: skip
         idle = frame[frame["changed_share"] == 0]
         for r in frame[frame["changed_share"] > 0].itertuples():
@@ -222,7 +222,7 @@ class SensitivityResult:
         ax.set_yticks(y, labels, fontsize="small")
         ax.set(
             xlabel=f"change in P({self.win_label}), alternative − defaults (percentage points)",
-            title=f"Sensitivity to the rule defaults: {self.baseline.title()}\n"
+            title=f"Sensitivity to the rule defaults\n{self.baseline.title()}\n"
             f"P({self.win_label}) with the defaults {frame['default_rate'].iloc[0]:.1%}; "
             f"{self.n:,} paired {self.noun} per alternative",
         )
