@@ -22,13 +22,16 @@ from montecarlo.coe5.dice import (
 from montecarlo.coe5.duel import DuelResult, duel_exact
 from montecarlo.coe5.reports import damage_heatmap, damage_table
 from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
+from montecarlo.compare import Comparison, compare
 from montecarlo.distribution import Distribution
 from montecarlo.errors import DataError, InputError
 from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay
 from montecarlo.roundrobin import RoundRobin, round_robin
+from montecarlo.scenarios import Scenario, SFScenario
 from montecarlo.seeding import resolve_seed
+from montecarlo.sensitivity import SensitivityResult, sensitivity
 from montecarlo.solver import Requirement, required_count
-from montecarlo.stats import compare, wilson
+from montecarlo.stats import wilson
 from montecarlo.sweeps import sweep
 
 __version__ = "0.1.0"
@@ -36,6 +39,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BattleRules",
+    "Comparison",
     "DataError",
     "Die",
     "Distribution",
@@ -44,6 +48,9 @@ __all__ = [
     "Requirement",
     "Roster",
     "RoundRobin",
+    "SFScenario",
+    "Scenario",
+    "SensitivityResult",
     "Unit",
     "Weapon",
     "__version__",
@@ -67,6 +74,7 @@ __all__ = [
     "round_robin",
     "score_oed",
     "score_soed",
+    "sensitivity",
     "sf",
     "soed",
     "sweep",

@@ -27,7 +27,8 @@ NOT_RUN = {
 }
 #: Commands that sample, so must print their seed.
 SAMPLING = ("matchup", "roll", "resist", "damage", "sf fight", "sf attack", "required",
-            "round-robin", "sweep")  # fmt: skip
+            "round-robin", "sweep", "compare", "sensitivity", "sf compare",
+            "sf sensitivity")  # fmt: skip
 
 
 def fenced_blocks(language: str) -> list[str]:
@@ -59,6 +60,9 @@ NAMES_ONLY = {
     "montecarlo damage",
     "montecarlo roll",
     "montecarlo sf",
+    "montecarlo compare",
+    "montecarlo sf compare",
+    "montecarlo sensitivity",
 }
 
 

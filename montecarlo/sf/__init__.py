@@ -1,5 +1,8 @@
 """Shared†Fantasia (RULES.md part 2): checks, attacks, fainting and party fights."""
 
+from montecarlo.compare import sf_compare as compare
+from montecarlo.scenarios import SFScenario
+from montecarlo.sensitivity import sf_sensitivity as sensitivity
 from montecarlo.sf.battlefields import load_battlefields
 from montecarlo.sf.characters import Character, Spell, load_characters, parse_dice
 from montecarlo.sf.checks import OUTCOMES, CheckOdds, check, sample_check
@@ -26,11 +29,13 @@ __all__ = [
     "FightResult",
     "Policy",
     "SFRules",
+    "SFScenario",
     "SFState",
     "Spell",
     "ally_hit_chance",
     "attack",
     "check",
+    "compare",
     "death_chance",
     "faint_chance",
     "fight",
@@ -41,4 +46,5 @@ __all__ = [
     "outcome_chances",
     "parse_dice",
     "sample_check",
+    "sensitivity",
 ]
