@@ -10,6 +10,7 @@ import numpy as np
 from matplotlib.animation import FuncAnimation, PillowWriter
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -131,6 +132,8 @@ def _draw(rep: Replay, frame: dict, ax: Axes) -> None:
     ax.set_xticks(np.arange(-0.5, length, 1), minor=True)
     ax.set_yticks(np.arange(-0.5, width, 1), minor=True)
     ax.grid(which="minor", color="0.85", lw=0.5)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.tick_params(which="minor", length=0)
     ax.set_xlabel("column (attacker deploys on the left)")
     ax.set_ylabel("row")

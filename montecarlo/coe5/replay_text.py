@@ -119,7 +119,7 @@ def account(rep: Replay, moves: bool = False) -> str:
     def flush_moves() -> None:
         nonlocal pending_moves
         if pending_moves:
-            lines.append(f"  ({pending_moves} moves, C-8.3)")
+            lines.append(f"  ({pending_moves} move{'s' if pending_moves > 1 else ''}, C-8.3)")
             pending_moves = 0
 
     phase = None
