@@ -43,3 +43,24 @@ def test_bad_input_is_one_line_and_exit_2(extra, needle, capsys, tmp_path):
     assert main(["replay", "pikeman:2", "knight:1", "--seed", "1", *extra]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err and "Traceback" not in err
+
+
+def test_sf_replay_prints_the_fight(capsys, tmp_path):
+    csv = tmp_path / "e.csv"
+    argv = ["sf", "replay", "warrior:1,archer:2", "orc:2", "--battlefield", "cliff", "--seed", "2",
+            "--fight", "5", "--events", str(csv)]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Fight 5 of seed 2 on the cliff path battlefield")
+    assert "Round 1" in out and "End: party" in out
+    assert csv.read_text().startswith("kind,round,rule,actor,target")
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [([], "--fight"), (["--first", "a"], "--first"), (["--fight", "1", "--pincer", "a"], "pincer")],
+)
+def test_sf_replay_bad_input(extra, needle, capsys):
+    assert main(["sf", "replay", "warrior:1", "goblin:1", "--seed", "1", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "Traceback" not in err

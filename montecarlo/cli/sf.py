@@ -125,6 +125,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--json", action="store_true", help="print machine-readable JSON")
     c.set_defaults(run=run_characters)
 
+    from montecarlo.cli.replay import register_sf
+
+    register_sf(sf_sub)
+
 
 def run_fight(args: argparse.Namespace) -> int:
     roster = load_characters(args.characters)
