@@ -107,47 +107,55 @@ def _round_title(rnd: int, rounds: int) -> str:
 
 
 def account(rep: Replay, moves: bool = False) -> str:
-    """Every event of ``rep`` in words, grouped by round; moves counted unless ``moves``."""
-    ev = rep.events
+    """Every event of ``rep`` in words, grouped by round; moves counted unless ``moves``.
+
+    Rounds in a row where units only moved are summed up in one line.
+    """
     lines = [
         f"Battle {rep.battle} of seed {rep.seed}: {rep.title}",
         f"{rep.options['width']} rows × {rep.options['length']} columns; "
         f"{len(rep.units)} units deployed (C-6).",
     ]
-    pending_moves = 0
-
-    def flush_moves() -> None:
-        nonlocal pending_moves
-        if pending_moves:
-            lines.append(f"  ({pending_moves} move{'s' if pending_moves > 1 else ''}, C-8.3)")
-            pending_moves = 0
-
-    phase = None
-    for row in ev.itertuples(index=False):
+    blocks: list[tuple[str, list[str], int]] = []  # (title, lines, moves) per round
+    title, body, n_moves = "Before the first round (C-7)", [], 0
+    for row in rep.events.itertuples(index=False):
         if row.kind in ("deploy", "end"):
             continue
         if row.kind == "round":
-            flush_moves()
-            lines.append(_round_title(row.round, rep.rounds))
-            phase = row.round
-            continue
-        if phase is None and row.round == 0:
-            lines.append("Before the first round (C-7)")
-            phase = 0
-        if row.kind == "move":
-            if not moves:
-                pending_moves += 1
-                continue
+            blocks.append((title, body, n_moves))
+            title, body, n_moves = _round_title(row.round, rep.rounds), [], 0
+        elif row.kind == "move" and not moves:
+            n_moves += 1
+        elif row.kind == "move":
             how = "burrows and surfaces" if row.rule == "C-7.5" else "moves"
-            lines.append(f"  {row.actor} {how} ({row.x0}, {row.y0}) → ({row.x1}, {row.y1})")
+            body.append(f"  {row.actor} {how} ({row.x0}, {row.y0}) → ({row.x1}, {row.y1})")
+        elif (text := _line(row)) is not None:
+            body.append("  " + text)  # effects of a hit start with 2 more spaces
+    blocks.append((title, body, n_moves))
+    quiet: list[tuple[str, int]] = []  # rounds in a row with moves only
+    for title, body, n_moves in blocks:
+        if not body and title.startswith("Round"):
+            quiet.append((title, n_moves))
             continue
-        text = _line(row)
-        if text is not None:
-            flush_moves()
-            lines.append("  " + text)  # effects of a hit start with 2 more spaces
-    flush_moves()
+        lines += _quiet(quiet)
+        quiet = []
+        if body or n_moves:
+            lines.append(title)
+            if n_moves:
+                lines.append(f"  ({n_moves} move{'s' if n_moves > 1 else ''}, C-8.3)")
+            lines += body
+    lines += _quiet(quiet)
     lines.append(_summary(rep))
     return "\n".join(lines)
+
+
+def _quiet(rounds: list[tuple[str, int]]) -> list[str]:
+    """One line for rounds in a row in which units only moved."""
+    if not rounds:
+        return []
+    first, last = rounds[0][0].split()[1], rounds[-1][0].split()[1]
+    span = f"Round {first}" if first == last else f"Rounds {first}-{last}"
+    return [f"{span}: {sum(m for _, m in rounds)} moves (C-8.3), no blow struck"]
 
 
 def _summary(rep: Replay) -> str:
