@@ -5,6 +5,8 @@
 counts and histograms per chunk, so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
+``replay_battle`` plays one battle of a run again with an event log
+(:mod:`kernels.coe5_log`); the batch path passes no log and compiles none.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
 C-8.3's movement order is built from it (``_move_order``).  Each battle deals the unit types

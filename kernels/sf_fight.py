@@ -26,6 +26,8 @@ in the engage area; they never trigger further opportunity attacks
 [default], and each character makes at most one per round.
 
 Per-character state lives in ``S[field, i]``; event counters in ``E[side, k]``.
+``replay_fight`` plays one fight of a run again with an event log
+(:mod:`kernels.sf_log`); the batch path passes no log and compiles none.
 """
 
 from __future__ import annotations
