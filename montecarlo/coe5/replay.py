@@ -369,7 +369,16 @@ def _events(battles: _Battles, log: np.ndarray, units: pd.DataFrame) -> pd.DataF
             "failed": (log[:, G.C_KIND] == G.EV_FEAR) & (log[:, G.C_INFO] == 1),
         }
     )  # fmt: skip
-    hit = log[:, G.C_KIND] == G.EV_HIT
+    kinds = log[:, G.C_KIND]
+    # amount: damage, HP lost or healed, a poison dose, a morale die; hp: the HP after
+    amount = np.isin(kinds, (G.EV_HIT, G.EV_DAMAGE, G.EV_HEAL, G.EV_FEAR)) | (
+        (kinds == G.EV_EFFECT_ON) & (log[:, G.C_INFO] == G.E_POISON)
+    )
+    has_hp = np.isin(kinds, (G.EV_DEPLOY, G.EV_HIT, G.EV_DAMAGE, G.EV_HEAL))
+    for name, mask in (("amount", amount), ("hp", has_hp)):
+        frame[name] = pd.array(frame[name], dtype="Int64")
+        frame.loc[~mask, name] = pd.NA
+    hit = kinds == G.EV_HIT
     for name, col in _TRACE.items():
         frame[name] = pd.array(np.where(hit, log[:, G.C_TRACE + col], 0), dtype="Int64")
         frame.loc[~hit, name] = pd.NA

@@ -15,6 +15,21 @@ _OUTCOME_WORDS = {
     "draw": "a draw",
 }
 
+_STARTS = {
+    "burning": "catches fire",
+    "frozen": "is frozen",
+    "stunned": "is stunned",
+    "paralysed": "is paralysed",
+    "decay": "starts to decay",
+}
+_ENDS = {
+    "burning": "stops burning",
+    "frozen": "thaws",
+    "stunned": "recovers from the stun",
+    "paralysed": "is no longer paralysed",
+    "decay": "stops decaying",
+}
+
 
 def _int(value) -> int:
     return 0 if value is pd.NA else int(value)
@@ -76,9 +91,9 @@ def _line(row) -> str | None:
     if kind == "effect-on":
         if row.effect == "poison":
             return f"  {row.target} is poisoned ({row.amount} into the pool, C-4.5)"
-        return f"  {row.target} is {row.effect} ({row.rule})"
+        return f"  {row.target} {_STARTS.get(row.effect, row.effect)} ({row.rule})"
     if kind == "effect-off":
-        return f"  {row.target} is no longer {row.effect} ({row.rule})"
+        return f"  {row.target} {_ENDS.get(row.effect, row.effect)} ({row.rule})"
     if kind == "resisted":
         return f"  {row.target} resists the paralysis with its magic resistance (C-4.9)"
     if kind == "damage":
