@@ -10,11 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernels import sf_layout as F
+from kernels import sf_log as G
 from montecarlo import sf
 from montecarlo.errors import InputError
 from montecarlo.seeding import resolve_seed
 from montecarlo.sf.fight_replay import OUTCOMES, play_logged, replay
-from montecarlo.sf.fights import STATES, prepare
+from montecarlo.sf.fights import STATES, parse_party, prepare
 
 CASES = {
     "field": ("warrior:2,archer:1,mage:1", "goblin:4,orc:1", {"battlefield": "field"}),
@@ -37,10 +39,33 @@ def test_replayed_fights_end_as_the_run_counted_them(case):
     _, _, C, B, Q, _, _, _ = prepare(a, b, **(DEFAULTS | options))
     ss = resolve_seed(5)
     for t in range(TRIALS):
-        outcome, rounds, _, S = play_logged(C, B, Q, ss, t)
+        outcome, rounds, _, S, _ = play_logged(C, B, Q, ss, t)
         assert outcome == run.trials["outcome"][t], t
         assert rounds == run.trials["rounds"][t], t
         np.testing.assert_array_equal(S, run.trials["debug"][t], err_msg=f"fight {t}")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_log_counts_what_the_kernel_counts(case):
+    # Every attack, hit, dramatic success, fumble, friendly-fire hit and opportunity
+    # attack that the batch kernel counts (E) is an attack row of the log.
+    a, b, options = CASES[case]
+    _, _, C, B, Q, _, _, _ = prepare(a, b, **(DEFAULTS | options))
+    n_a = len(parse_party(a))
+    ss = resolve_seed(9)
+    for t in range(40):
+        _, _, log, _, E = play_logged(C, B, Q, ss, t)
+        rows = log[log[:, G.C_KIND] == G.EV_ATTACK]
+        marks = log[:, G.C_KIND]
+        for side in range(2):
+            mine = rows[(rows[:, G.C_ACTOR] >= n_a) == bool(side)]
+            assert len(mine) == E[side, F.E_ATTACKS]
+            assert mine[:, G.C_HIT].sum() == E[side, F.E_HITS]
+            assert (mine[:, G.C_SPECIAL] & 1).astype(bool).sum() == E[side, F.E_DRAMATIC]
+            assert (mine[:, G.C_SPECIAL] & 2).astype(bool).sum() == E[side, F.E_FUMBLES]
+        opp = log[marks == G.EV_OPPORTUNITY]
+        for side in range(2):
+            assert ((opp[:, G.C_ACTOR] >= n_a) == bool(side)).sum() == E[side, F.E_OPPORTUNITY]
 
 
 @pytest.mark.parametrize("case", CASES)

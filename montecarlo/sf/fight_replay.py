@@ -110,7 +110,10 @@ class FightReplay:
 
 
 def play_logged(C, B, Q, ss: np.random.SeedSequence, index: int, rows: int = 0):
-    """Play fight ``index`` with a log; returns ``(outcome, rounds, log, S)``."""
+    """Play fight ``index`` with a log; returns ``(outcome, rounds, log, S, E)``.
+
+    ``S`` is the final state and ``E`` the event counters of the batch kernel.
+    """
     key = chunk_states(ss, index // FIGHT_CHUNK, index // FIGHT_CHUNK + 1)[0]
     rows = rows or _FIRST_LOG_ROWS
     while True:
@@ -120,7 +123,7 @@ def play_logged(C, B, Q, ss: np.random.SeedSequence, index: int, rows: int = 0):
         outcome, rounds = replay_fight(key, index, C, B, Q, log, S, E)
         used = int(log[0, G.H_COUNT])
         if used < rows:
-            return int(outcome), int(rounds), log[1 : used + 1], S
+            return int(outcome), int(rounds), log[1 : used + 1], S, E
         rows = used + 1  # the buffer was too small: play the same fight again
 
 
@@ -161,7 +164,7 @@ def replay(
     if isinstance(fight, bool) or not isinstance(fight, int | np.integer) or fight < 0:
         raise InputError(f"fight is a fight number from 0, got {fight!r}")
     ss = resolve_seed(seed)
-    outcome, rounds, log, S = play_logged(C, B, Q, ss, int(fight))
+    outcome, rounds, log, S, _ = play_logged(C, B, Q, ss, int(fight))
     everyone = a + b
     names = character_names(everyone, len(a))
     return FightReplay(
