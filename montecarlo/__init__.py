@@ -20,6 +20,7 @@ from montecarlo.coe5.dice import (
     soed,
 )
 from montecarlo.coe5.duel import DuelResult, duel_exact
+from montecarlo.coe5.replay import Replay, replay
 from montecarlo.coe5.reports import damage_heatmap, damage_table
 from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
 from montecarlo.compare import Comparison, compare
@@ -45,6 +46,7 @@ __all__ = [
     "Distribution",
     "DuelResult",
     "InputError",
+    "Replay",
     "Requirement",
     "Roster",
     "RoundRobin",
@@ -68,6 +70,7 @@ __all__ = [
     "parse_die",
     "plot_exact_vs_sampled",
     "plot_overlay",
+    "replay",
     "required_count",
     "resist_chance",
     "resolve_seed",

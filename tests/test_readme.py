@@ -57,6 +57,7 @@ def shell_commands() -> list[str]:
 NAMES_ONLY = {
     "montecarlo sf attack",
     "montecarlo matchup",
+    "montecarlo replay",
     "montecarlo damage",
     "montecarlo roll",
     "montecarlo sf",

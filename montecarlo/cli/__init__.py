@@ -35,7 +35,18 @@ EXAMPLES = """examples:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered."""
-    from montecarlo.cli import analytics, compare, damage, matchup, resist, roll, rules, sf, units
+    from montecarlo.cli import (
+        analytics,
+        compare,
+        damage,
+        matchup,
+        replay,
+        resist,
+        roll,
+        rules,
+        sf,
+        units,
+    )
 
     parser = Parser(
         prog="montecarlo",
@@ -49,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (matchup, compare, roll, resist, units, damage, sf, analytics, rules):
+    for module in (matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules):
         module.register(sub)
     return parser
 

@@ -17,6 +17,7 @@ from montecarlo.sf.exact import (
     opposed,
     outcome_chances,
 )
+from montecarlo.sf.fight_replay import FightReplay, replay
 from montecarlo.sf.fights import BATTLEFIELDS, Battlefield, FightResult, Policy, SFRules, fight
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Battlefield",
     "Character",
     "CheckOdds",
+    "FightReplay",
     "FightResult",
     "Policy",
     "SFRules",
@@ -45,6 +47,7 @@ __all__ = [
     "opposed",
     "outcome_chances",
     "parse_dice",
+    "replay",
     "sample_check",
     "sensitivity",
 ]
