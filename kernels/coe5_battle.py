@@ -742,6 +742,26 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
     return j, _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
 
 
+@njit(forceinline=True, error_model="numpy")
+def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
+                 wall_col, last_fire, P, cand):  # fmt: skip
+    """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
+
+    A melee weapon strikes a random adjacent enemy; a ranged weapon shoots a
+    random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
+    melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
+    """
+    if W[L.W_RANGE, w] > 1:
+        if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
+            return -1, NEAR  # C-5.5
+        return _ranged_shot(s, i, w, k, rnd, TWO, IN_RANGE, U, W, iside, state, px, py, grid,
+                            width, length, siege, wall_col, last_fire, P, cand)  # fmt: skip
+    k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+    if k_adj == 0:
+        return -1, NEAR
+    return cand[bounded(s, k_adj)], NEAR
+
+
 @njit(error_model="numpy")
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
@@ -830,6 +850,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         qy = py
         qgrid = grid
     fast = _any_unit_flag(U, itype, L.UF_FAST)
+    early = P[R.TARGET_AT_ORDER] != 0
+    atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
+    atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
     # stale[e]: side e's field no longer matches the positions movers choose from.
     # With simultaneous moves a side's moves during a sweep only mark it
     # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
@@ -965,6 +988,11 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     atk_slot[m] = k
                     tie = np.int64(next_u64(s) & _MASK32)
                     atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
+                    if early:  # C-8.6 target_draw="order": the target is drawn now
+                        atk_target[m], atk_far[m] = _pick_target(
+                            s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
+                            siege, wall_col, last_fire, P, cand,
+                        )  # fmt: skip
                     m += 1
         order = np.argsort(atk_key[:m])
         # 8. attacks
@@ -974,20 +1002,17 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             if state[i] != ALIVE or stunned[i] or paralysed[i]:
                 continue  # killed, routed or stunned before its attack came
             w = atk_w[e]
-            if W[L.W_RANGE, w] > 1:
-                if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
-                    continue  # C-5.5: melee weapons fight instead
-                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, TWO, IN_RANGE, U, W, iside,
-                                      state, px, py, grid, width, length, siege, wall_col,
-                                      last_fire, P, cand)  # fmt: skip
-                if j < 0:
-                    continue
-            else:
-                k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
-                if k_adj == 0:
-                    continue
-                j = cand[bounded(s, k_adj)]
-                far = False
+            if early:
+                j = atk_target[e]
+                far = atk_far[e]
+                if j >= 0 and state[j] != ALIVE:
+                    continue  # C-8.6 target_draw="order": the target is gone, the attack lost
+            else:  # C-8.6 [default]: the target is drawn when the attack is made
+                j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
+                                      grid, width, length, siege, wall_col, last_fire, P,
+                                      cand)  # fmt: skip
+            if j < 0:
+                continue  # nobody in reach: the attack is lost
             seq += 1
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,

@@ -5,7 +5,10 @@ index, kept verbatim below this module docstring.  It is the baseline of
 ``benchmarks/bench_battle.py`` and the oracle of ``tests/test_coe5_indexed.py``,
 which require the indexed kernel to play the very same battles, draw for draw.
 Do not optimise it; fix a rule here and in the indexed kernel together.
-Only ``matchup(..., _reference=True)``, the tests and the benchmarks load it.
+Only ``matchup(..., _reference=True)``, the tests, the benchmarks and replays
+load it: ``replay_battle`` plays one battle again with an event log
+(``montecarlo.coe5.replay``), and since both kernels play the same battles
+draw for draw, that is the battle the indexed kernel played in a matchup.
 
 One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its batch driver.
 
@@ -14,6 +17,8 @@ One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its batch driver.
 counts and histograms per chunk, so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
+``replay_battle`` plays one battle of a run again with an event log
+(:mod:`kernels.coe5_log`); the batch path passes no log and compiles none.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
 C-8.3's movement order is built from it (``_move_order``).  Each battle deals the unit types
@@ -27,8 +32,16 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import coe5_layout as L
+from kernels import coe5_log as G
 from kernels import coe5_rules as R
-from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
+from kernels.coe5_damage import (
+    N_TRACE,
+    TR_ETHEREAL,
+    ethereal_applies,
+    hit_damage,
+    hit_trace,
+    vulnerable_to,
+)
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
 
@@ -98,17 +111,21 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
 @njit(error_model="numpy")
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
-            P, dbg, seq):  # fmt: skip
-    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4)."""
+            P, dbg, seq, log):  # fmt: skip
+    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4); ``log`` as in play_battle."""
     ti = itype[i]
     tj = itype[j]
     dbg[i, D_LAST_ACT_SEQ] = seq
     flags = W[L.W_FLAGS, w]
     if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
         cloud[px[j] * width + py[j]] = w
+        if log is not None:
+            G.emit_tile(log, G.EV_CLOUD, i, j, w, px[j], py[j], px[j], py[j])
         return
     dtype = W[L.W_TYPE, w]
     if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
+        if log is not None:
+            _log_paralysis(s.copy(), log, i, w, j, U, W, tj, hp, paralysed)
         if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
             return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
         if not resists(s, U[L.U_MR, tj], NORMAL):
@@ -118,13 +135,27 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
     wall = fort if siege and px[j] == wall_col else 0  # C-3 step 4
     cannot_move = stunned[j] != 0 or paralysed[j] != 0
     far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
+    if log is not None:  # the same draws on a copy of the stream, step by step
+        trace = np.zeros(N_TRACE, np.int64)
+        hit_trace(s.copy(), W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code,
+                  trace)  # fmt: skip
+        before = G.status_bits(j, burning, frozen, stunned, paralysed, decaying)
     dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
+    if log is not None:
+        lost = dmg if dmg >= 1 and dtype != L.T_POISON else 0
+        G.emit_hit(log, i, j, w, dmg, max(hp[j] - lost, 0), trace)
     if dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
+        if log is not None:
+            if dmg > 0:
+                G.emit(log, G.EV_EFFECT_ON, i, j, w, dmg, hp[j], G.E_POISON)
         poison[j] += dmg
         return
     if dmg < 1:
         return
     dealt[iside[i]] += _lose_hp(j, dmg, hp, state, px, py, grid, width, dbg, seq)
+    if log is not None:
+        if state[j] != ALIVE:
+            G.emit(log, G.EV_DEATH, i, j, w, 0, 0, 0)
     if state[j] != ALIVE:
         return
     if dtype == L.T_FIRE:  # C-4.2
@@ -140,6 +171,34 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
                 stunned[j] = 1
     elif dtype == L.T_DECAY:  # C-4.8
         decaying[j] = 1
+    if log is not None:
+        G.emit_status(log, i, j, before, burning, frozen, stunned, paralysed, decaying)
+
+
+@njit(error_model="numpy")
+def _log_paralysis(s, log, i, w, j, U, W, tj, hp, paralysed):
+    """Log a paralysing hit (C-4.9), drawing on ``s``, a copy of the battle's stream.
+
+    Mirrors :func:`_strike`'s two draws: the ethereal check, then the MR check.
+    """
+    trace = np.zeros(N_TRACE, np.int64)
+    if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
+        trace[TR_ETHEREAL] = 1
+        G.emit_hit(log, i, j, w, 0, hp[j], trace)
+        return
+    G.emit_hit(log, i, j, w, 0, hp[j], trace)
+    if resists(s, U[L.U_MR, tj], NORMAL):
+        G.emit(log, G.EV_RESISTED, i, j, w, 0, hp[j], G.E_PARALYSED)
+    elif not paralysed[j]:
+        G.emit(log, G.EV_EFFECT_ON, i, j, w, 0, hp[j], G.E_PARALYSED)
+
+
+@njit(error_model="numpy")
+def _log_loss(log, j, amount, hp, state, effect):
+    """Log HP lost to an ongoing effect (C-4, C-8.1), and the death it caused."""
+    G.emit(log, G.EV_DAMAGE, -1, j, -1, amount, max(hp[j], 0), effect)
+    if state[j] == DEAD:
+        G.emit(log, G.EV_DEATH, -1, j, -1, 0, 0, effect)
 
 
 @njit(error_model="numpy")
@@ -358,7 +417,7 @@ def _clear_clouds(s, cloud, P):
 
 
 @njit(error_model="numpy")
-def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq):
+def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq, log):
     """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
 
     [default] ``FEAR_EACH``: one check per adjacent fear unit, against that
@@ -375,9 +434,14 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
             for j in range(n):
                 if state[j] == ALIVE and iside[j] != iside[i]:
                     if _cheb(px[i], py[i], px[j], py[j]) == 1:
-                        if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+                        failed = fails_morale(s, U[L.U_MORALE, itype[j]], base + fear)
+                        if log is not None:
+                            G.emit(log, G.EV_FEAR, i, j, -1, base + fear, 0, failed)
+                        if failed:
                             seq += 1
                             _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
+                            if log is not None:
+                                G.emit(log, G.EV_ROUT, i, j, -1, 0, 0, 0)
         return seq
     for j in range(n):
         if state[j] != ALIVE:
@@ -386,34 +450,61 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
         fear = 0
         for q in range(k):
             fear = max(fear, U[L.U_FEAR, itype[cand[q]]])
-        if fear > 0 and fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+        if fear == 0:
+            continue
+        failed = fails_morale(s, U[L.U_MORALE, itype[j]], base + fear)
+        if log is not None:
+            scary = _most_fearsome(U, itype, cand, k)
+            G.emit(log, G.EV_FEAR, scary, j, -1, base + fear, 0, failed)
+        if failed:
             seq += 1
             _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
+            if log is not None:
+                G.emit(log, G.EV_ROUT, scary, j, -1, 0, 0, 0)
     return seq
 
 
 @njit(error_model="numpy")
+def _most_fearsome(U, itype, cand, k):
+    """The first of the k units in ``cand`` with the highest fear (for the log)."""
+    best = cand[0]
+    for q in range(1, k):
+        if U[L.U_FEAR, itype[cand[q]]] > U[L.U_FEAR, itype[best]]:
+            best = cand[q]
+    return best
+
+
+@njit(error_model="numpy")
 def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
-             burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq):  # fmt: skip
+             burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq, log):  # fmt: skip
     """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
+    G.step(log, 9)
     for i in range(itype.shape[0]):
         if state[i] != ALIVE:
             continue
         ti = itype[i]
+        if log is not None:
+            before = G.status_bits(i, burning, frozen, stunned, paralysed, decaying)
         if burning[i]:  # C-4.2: fire damage reduced by fire resistance, not armour
             d = oed(s, np.int64(P[R.BURN_DIE]))
             if vulnerable_to(U, ti, L.T_FIRE):  # doubled on fire-vulnerable units
                 d *= 2
             d = (d * (100 - U[L.U_RES0 + L.T_FIRE, ti])) // 100
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+            if log is not None:
+                _log_loss(log, i, d, hp, state, G.E_BURNING)
             if chance(s, P[R.BURN_STOP]):
                 burning[i] = 0
         if poison[i] > 0 and state[i] == ALIVE:  # C-4.5
             d = max(1, poison[i] // np.int64(P[R.POISON_DIVISOR]))
             poison[i] -= d
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+            if log is not None:
+                _log_loss(log, i, d, hp, state, G.E_POISON)
         if decaying[i] and state[i] == ALIVE:  # C-4.8
             _lose_hp(i, 1, hp, state, px, py, grid, width, dbg, seq)
+            if log is not None:
+                _log_loss(log, i, 1, hp, state, G.E_DECAY)
         if state[i] != ALIVE:
             continue
         if frozen[i] and chance(s, P[R.THAW_CHANCE]):
@@ -422,10 +513,18 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             stunned[i] = 0
         if paralysed[i] and chance(s, P[R.PARALYSIS_END]):
             paralysed[i] = 0
+        if log is not None:
+            G.emit_status(log, -1, i, before, burning, frozen, stunned, paralysed, decaying)
         if U[L.U_FLAGS, ti] & L.UF_REGENERATION:  # C-8.9 [default]
+            if log is not None:
+                hp0 = hp[i]
             heal = np.int64(np.ceil(P[R.REGEN_FRACTION] * maxhp[i] - 1e-9))
             hp[i] = min(maxhp[i], hp[i] + heal)
             dbg[i, D_MAX_HP_SEEN] = max(dbg[i, D_MAX_HP_SEEN], hp[i])
+            if log is not None:
+                if hp[i] > hp0:
+                    G.emit(log, G.EV_HEAL, i, i, -1, hp[i] - hp0, hp[i], 0)
+    G.step(log, 10)
     for i in range(itype.shape[0]):  # step 10: clouds
         if state[i] != ALIVE:
             continue
@@ -433,12 +532,22 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
         if w < 0:
             continue
         wall = fort if siege and px[i] == wall_col else 0
+        if log is not None:
+            trace = np.zeros(N_TRACE, np.int64)
+            hit_trace(s.copy(), W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
+                      frozen[i] != 0, 0, trace)  # fmt: skip
         d = hit_damage(s, W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
                        frozen[i] != 0, False)  # fmt: skip
+        if log is not None:
+            lost = d if d >= 1 and W[L.W_TYPE, w] != L.T_POISON else 0
+            G.emit_hit(log, -1, i, w, d, max(hp[i] - lost, 0), trace)
         if W[L.W_TYPE, w] == L.T_POISON:
             poison[i] += d
         else:
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
+            if log is not None:
+                if state[i] == DEAD:
+                    G.emit(log, G.EV_DEATH, -1, i, w, 0, 0, 0)
 
 
 @njit(inline="always", error_model="numpy")
@@ -520,11 +629,35 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
 
 
 @njit(error_model="numpy")
+def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
+                 wall_col, last_fire, P, cand):  # fmt: skip
+    """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
+
+    A melee weapon strikes a random adjacent enemy; a ranged weapon shoots a
+    random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
+    melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
+    """
+    if W[L.W_RANGE, w] > 1:
+        if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
+            return -1, False  # C-5.5
+        return _ranged_shot(s, i, w, k, rnd, 2, -1, U, W, iside, state, px, py, siege, wall_col,
+                            last_fire, P, cand)  # fmt: skip
+    k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+    if k_adj == 0:
+        return -1, False
+    return cand[bounded(s, k_adj)], False
+
+
+@njit(error_model="numpy")
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-                dbg):  # fmt: skip
-    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays."""
+                dbg, log):  # fmt: skip
+    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
+
+    ``log`` is None in batch runs; a replay passes an event buffer
+    (:mod:`kernels.coe5_log`), written without drawing any number from ``s``.
+    """
     n = itype.shape[0]
     grid[:] = -1
     cloud[:] = -1
@@ -549,6 +682,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         dbg[i, D_GONE_SEQ] = -1
         dbg[i, D_LAST_ACT_SEQ] = -1
         dbg[i, D_MAX_HP_SEEN] = hp[i]
+    G.at(log, 0, G.STEP_DEPLOY)
+    G.deploy(log, itype, hp, px, py)
     seq = 0
     fatigue_start = np.int64(P[R.FATIGUE_START])
     if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
@@ -559,12 +694,16 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     fear = _any_fear(U, itype)
     movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
     snapshot = P[R.SIMULTANEOUS_MOVES] != 0
+    early = P[R.TARGET_AT_ORDER] != 0
+    atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
+    atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
     qx = np.empty(n, np.int64) if snapshot else px
     qy = np.empty(n, np.int64) if snapshot else py
 
     # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
     for phase in range(2):
         flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
+        G.at(log, 0, G.STEP_PREBATTLE + phase)
         for i in range(n):
             if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
                 continue
@@ -577,7 +716,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                         seq += 1
                         _strike(s, i, w, j, False, U, W, itype, iside, hp, state, px, py, grid,
                                 cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+                                paralysed, decaying, poison, dealt, P, dbg, seq, log)  # fmt: skip
 
     if siege and _side_has_weapon_flag(U, W, itype, iside, 0, L.F_SIEGE):
         # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
@@ -585,6 +724,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
         lo = 0 if P[R.BOMBARD] != 0 else 2
         for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
+            G.at(log, rnd, G.STEP_SIEGE)
+            G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 0)
             for i in range(n):
                 if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
@@ -600,18 +741,24 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                             seq += 1
                             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
                                     cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+                                    paralysed, decaying, poison, dealt, P, dbg, seq,
+                                    log)  # fmt: skip
             seq += 1
             _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                      fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq)  # fmt: skip
+                     seq, log)  # fmt: skip
     if siege:
         # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
         tunnellers = np.int64(P[R.TUNNELLERS])
+        G.at(log, 0, G.STEP_TUNNEL)
         for i in range(n):
             if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
                 if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
+                    if log is not None:
+                        x0, y0 = px[i], py[i]
                     _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand)
+                    if log is not None:
+                        G.emit_tile(log, G.EV_MOVE, i, -1, -1, x0, y0, px[i], py[i])
 
     outcome = DRAW
     rounds = 0
@@ -622,12 +769,22 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
             timed_out = True
             break
+        G.at(log, rnd, 1)
+        G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 0)
         # 1. battle fatigue: magic damage ignoring armour and shields
         seq += 1
         if rnd >= fatigue_start:
             for i in range(n):
+                if log is not None:
+                    alive = state[i] == ALIVE
                 _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
+                if log is not None:
+                    if alive:
+                        _log_loss(log, i, rnd - fatigue_start + 1, hp, state, G.E_FATIGUE)
         # 2. clouds disperse
+        if log is not None:
+            G.at(log, rnd, 2)
+            cloud_before = cloud.copy()
         if clouds:
             _clear_clouds(s, cloud, P)
         # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
@@ -635,6 +792,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         # enemies stood when the sweep began (qx, qy), so the attacker's earlier
         # choice of tiles is its only edge: the defender does not also get to see
         # where the attacker went.  With it off, qx, qy are the live positions.
+        if log is not None:
+            G.clouds_gone(log, cloud_before, cloud, width)
         for sweep in range(2):
             if snapshot:
                 qx[:] = px
@@ -645,15 +804,26 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 fl = U[L.U_FLAGS, itype[i]]
                 if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
                     continue
+                if log is not None:
+                    G.at(log, rnd, 3 + sweep)
+                    x0, y0 = px[i], py[i]
                 if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
                     if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                         _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                cand)  # fmt: skip
+                        if log is not None:  # C_TARGET -2: it burrowed and surfaced
+                            G.emit_tile(log, G.EV_MOVE, i, -2, -1, x0, y0, px[i], py[i])
+                            x0, y0 = px[i], py[i]
                 _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length,
                       siege, wall_col, P, cand)  # fmt: skip
+                if log is not None:
+                    if px[i] != x0 or py[i] != y0:
+                        G.emit_tile(log, G.EV_MOVE, i, -1, -1, x0, y0, px[i], py[i])
         # 5. fear
+        G.at(log, rnd, 5)
         if fear:
-            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)
+            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq,
+                        log)  # fmt: skip
         # 6-7. attack order: wands first, then initiative, ties at random
         m = 0
         for i in range(n):
@@ -671,54 +841,67 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     atk_slot[m] = k
                     tie = np.int64(next_u64(s) & _MASK32)
                     atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
+                    if early:  # C-8.6 target_draw="order": the target is drawn now
+                        atk_target[m], atk_far[m] = _pick_target(
+                            s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
+                            siege, wall_col, last_fire, P, cand,
+                        )  # fmt: skip
                     m += 1
         order = np.argsort(atk_key[:m])
         # 8. attacks
+        G.at(log, rnd, 8)
         for q in range(m):
             e = order[q]
             i = atk_unit[e]
             if state[i] != ALIVE or stunned[i] or paralysed[i]:
                 continue  # killed, routed or stunned before its attack came
             w = atk_w[e]
-            if W[L.W_RANGE, w] > 1:
-                if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
-                    continue  # C-5.5: melee weapons fight instead
-                j, far = _ranged_shot(s, i, w, atk_slot[e], rnd, 2, -1, U, W, iside, state, px,
-                                      py, siege, wall_col, last_fire, P, cand)  # fmt: skip
-                if j < 0:
-                    continue
-            else:
-                k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
-                if k_adj == 0:
-                    continue
-                j = cand[bounded(s, k_adj)]
-                far = False
+            if early:
+                j = atk_target[e]
+                far = atk_far[e]
+                if j >= 0 and state[j] != ALIVE:
+                    continue  # C-8.6 target_draw="order": the target is gone, the attack lost
+            else:  # C-8.6 [default]: the target is drawn when the attack is made
+                j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
+                                      grid, width, length, siege, wall_col, last_fire, P,
+                                      cand)  # fmt: skip
+            if j < 0:
+                continue  # nobody in reach: the attack is lost
             seq += 1
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
-                    dealt, P, dbg, seq)  # fmt: skip
+                    dealt, P, dbg, seq, log)  # fmt: skip
         # 9-10. ongoing effects and clouds (a settled battle skips the call)
         seq += 1
         if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
                                   paralysed, decaying, poison):  # fmt: skip
             _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                      fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq)  # fmt: skip
+                     seq, log)  # fmt: skip
         a, b = _side_counts(iside, state)
         rounds = rnd
         rnd += 1
     # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
     extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
-    for _ in range(extra):
+    if log is not None:
+        played = 0
+    for x in range(extra):
         if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
                                    paralysed, decaying, poison):  # fmt: skip
             break
         seq += 1
+        if log is not None:  # C_INFO 1: an extra round (C-8.11)
+            G.at(log, rounds + 1 + x, 2)
+            G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 1)
+            cloud_before = cloud.copy()
+            played += 1
         if clouds:
             _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
+        if log is not None:
+            G.clouds_gone(log, cloud_before, cloud, width)
         _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                  fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                 seq)  # fmt: skip
+                 seq, log)  # fmt: skip
     a, b = _side_counts(iside, state)
     if timed_out:
         outcome = DRAW
@@ -728,6 +911,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         outcome = DEFENDER_WINS
     else:
         outcome = DRAW
+    if log is not None:
+        G.at(log, rounds, 12)
+        G.emit(log, G.EV_END, -1, -1, -1, outcome, 0, played)
     for i in range(n):
         dbg[i, D_HP] = hp[i]
         dbg[i, D_STATE] = state[i]
@@ -767,11 +953,11 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
 
-    Battle ``k`` of chunk ``c`` (counted from 0 within the chunk) draws from
-    ``seed_trial(states[c], k)``: a pure function of the chunk's key and k, not
-    of how the driver groups chunks into calls (its pacing follows wall time),
-    so a battle can be replayed alone and variants of a matchup share their
-    random numbers battle by battle.
+    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
+    the chunk's key comes from (seed, the run's chunk number) and the index is
+    the battle's place in its chunk, so battle t of a run is a pure function of
+    the seed and t whatever the batches; it can be replayed alone, and variants
+    of a matchup share their random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -812,7 +998,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
         surv = np.zeros(n_parts, np.int64)
         routed = np.zeros(n_parts, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
+            seed_trial(states[c], trial - c * chunk, s)  # each battle its own stream (issue 12)
             btype[:] = itype  # from the written slots, so battle t depends on t alone
             bpart[:] = ipart
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
@@ -820,6 +1006,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
+                None,
             )  # fmt: skip
             surv[:] = 0
             routed[:] = 0
@@ -845,3 +1032,35 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
             if debug:
                 dbg[:, D_PART] = bpart
                 t_debug[trial, :, :] = dbg
+
+
+@njit(cache=True, error_model="numpy")
+def replay_battle(key, trial, U, W, itype, iside, ipart, sx, sy, shuffle_idx, shuffle_bounds,
+                  width, length, wall_col, fort, siege, P, max_weapons, max_attacks, log, dbg,
+                  dealt):  # fmt: skip
+    """Play battle ``trial`` of the chunk keyed ``key`` again, logging its events.
+
+    The same stream (``seed_trial(key, trial)``), deal-out and play as in
+    :func:`run_battles`, with the event buffer ``log`` (:mod:`kernels.coe5_log`)
+    passed down.  Returns ``(outcome, rounds)``; ``dbg`` receives the per-unit
+    record (D_* columns, with D_PART) and ``dealt`` the damage dealt per side.
+    """
+    n = itype.shape[0]
+    s = np.empty(4, np.uint64)
+    btype = itype.copy()
+    bpart = ipart.copy()
+    cand = np.zeros(max(n, 9, width), np.int64)
+    seed_trial(key, trial, s)
+    deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
+    outcome, rounds = play_battle(
+        s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.empty(width * length, np.int64),
+        np.empty(width * length, np.int64), np.zeros((n, max_weapons), np.int64),
+        np.zeros(max_attacks, np.int64), np.zeros(max_attacks, np.int64),
+        np.zeros(max_attacks, np.int64), np.zeros(max_attacks, np.int64), cand, dealt, dbg, log,
+    )  # fmt: skip
+    dbg[:, D_PART] = bpart
+    return outcome, rounds

@@ -170,3 +170,70 @@ def sample_hits(
             out[i] = hit_damage_fast(
                 s, W, w, U, t, strength, wall, immobile, frozen, far, table, levels
             )
+
+
+# Columns of :func:`hit_trace`'s record of one hit (the replay log, issue 12).
+TR_ETHEREAL = 0  # 1 when C-3.9 made the hit miss an ethereal target
+TR_DIE = 1  # the die rolled: weapon die plus strength (C-1.5)
+TR_ROLL = 2  # the OED roll itself
+TR_T1 = 3  # step 1: the raw total T (halved here at long range, C-5.3 [default])
+TR_T2 = 4  # after step 2 (vulnerability)
+TR_T3 = 5  # after step 3 (cannot move; frozen, C-4.3)
+TR_T4 = 6  # after step 4 (wall)
+TR_T5 = 7  # after step 5 (armour)
+TR_SHIELD = 8  # the step 6 shield roll
+TR_T6 = 9  # after step 6 (shield)
+TR_T7 = 10  # after step 7 (resistance; C-5.3 "final" halving is applied here too)
+TR_T8 = 11  # step 8: the damage done (0 when T < 1)
+N_TRACE = 12
+
+
+@njit(error_model="numpy")
+def hit_trace(s, W, w, U, t, strength, wall, immobile, frozen, far, out):
+    """:func:`hit_damage` step by step, writing each step's value to ``out`` (TR_*).
+
+    Draws exactly the numbers :func:`hit_damage` draws, in the same order, so
+    the replay log calls it on a copy of the battle's stream just before the
+    real hit and records what that hit will do.  Returns the damage.
+    """
+    out[:] = 0
+    if W[L.W_TYPE, w] == L.T_PARALYSIS:  # C-4.9
+        return np.int64(0)
+    if ethereal_applies(W, w, U, t):  # C-3.9
+        if bounded(s, 4) != 0:
+            out[TR_ETHEREAL] = 1
+            return np.int64(0)
+    size = W[L.W_DIE, w] + (0 if W[L.W_FLAGS, w] & L.F_NOSTR else strength)  # C-1.5
+    out[TR_DIE] = size
+    word = next_u64(s)  # as in hit_damage_fast: its low half is the shield roll
+    total = oed(s, size)
+    out[TR_ROLL] = total
+    faces = shield_faces(W, w, U, t)
+    shield_roll = bounded_from(s, word & _MASK32, faces) if faces > 0 else 0
+    halve_raw, double, _, res, halve_final = step_params(W, w, U, t, wall, immobile, frozen, far)
+    if halve_raw:
+        total = (total + 1) >> 1
+    out[TR_T1] = total
+    if double:
+        total *= 2
+    out[TR_T2] = total
+    if immobile or U[L.U_FLAGS, t] & L.UF_IMMOBILE:
+        total += 1
+    if frozen:
+        total += 1
+    out[TR_T3] = total
+    total -= wall
+    out[TR_T4] = total
+    if not W[L.W_FLAGS, w] & L.F_AN:
+        total -= U[L.U_ARMOR, t]
+    out[TR_T5] = total
+    out[TR_SHIELD] = shield_roll
+    total -= shield_roll
+    out[TR_T6] = total
+    if res != 0:
+        total = (max(total, 0) * (100 - res)) // 100
+    if halve_final and total > 0:
+        total = (total + 1) >> 1
+    out[TR_T7] = total
+    out[TR_T8] = max(total, 0)
+    return np.int64(out[TR_T8])

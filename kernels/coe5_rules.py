@@ -31,4 +31,5 @@ BURROW_CHANCE = 23  # C-7.5 [default] chance per round that a combat burrower bu
 FEAR_EACH = 24  # C-8.5 [default] 1: one check per adjacent fear unit; 0: one, the strongest
 SIMULTANEOUS_MOVES = 25  # C-8.3 [default] 1: units choose from positions at the start of the step
 PAIRED_MOVES = 26  # C-8.3 [default] 1: attacker and defender slots move in pairs, rank by rank
-N_PARAMS = 27
+TARGET_AT_ORDER = 27  # C-8.6 [default] 0: target drawn when the attack is made; 1: at the order
+N_PARAMS = 28

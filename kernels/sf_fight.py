@@ -26,6 +26,8 @@ in the engage area; they never trigger further opportunity attacks
 [default], and each character makes at most one per round.
 
 Per-character state lives in ``S[field, i]``; event counters in ``E[side, k]``.
+``replay_fight`` plays one fight of a run again with an event log
+(:mod:`kernels.sf_log`); the batch path passes no log and compiles none.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels import sf_layout as F
+from kernels import sf_log as G
 from kernels.rng import bounded, chance, seed_trial
 from kernels.sf_dice import check, succeeded
 from kernels.sf_dice import roll_2d6 as roll2d6
@@ -294,14 +297,22 @@ def roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble):
 
 
 @njit(error_model="numpy")
-def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq):
+def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq, log):
     """One attack of i on j (S-2, S-3).  Returns (damage dealt, a, d) where a/d
-    flag an attacker fumble and a defender dramatic melee evade (for S-5)."""
+    flag an attacker fumble and a defender dramatic melee evade (for S-5).
+    ``log``: None, or the replay's event buffer (:mod:`kernels.sf_log`)."""
     side = C[F.SIDE, i]
     E[side, F.E_ATTACKS] += 1
     S[S_ACT_SEQ, i] = seq
     pinch = pinched(C, S, B, C[F.SIDE, j])
     hit_v, eva_v, n_dice, bonus, dtype, kind = attack_values(C, S, B, Q, i, j, ranged, pinch)
+    if log is not None:  # the two 2d6 of the opposed check, rolled again on a copy
+        probe = s.copy()
+        row = G.emit(log, G.EV_ATTACK, i, j, 1 if ranged else 0, 0)
+        G.set_col(log, row, G.C_HIT_VALUE, hit_v)
+        G.set_col(log, row, G.C_EVADE_VALUE, eva_v)
+        G.set_col(log, row, G.C_HIT_ROLL, roll2d6(probe))
+        G.set_col(log, row, G.C_EVADE_ROLL, roll2d6(probe))
     hit, dramatic, afumble, ddramatic, dfumble = opposed(s, hit_v, eva_v, Q[F.Q_CLASH])
     if afumble:
         E[side, F.E_FUMBLES] += 1
@@ -329,6 +340,15 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq):
             _fall(S, i, seq)
         if dfumble and S[S_STATUS, j] == F.STANDING:
             _fall(S, j, seq)
+    if log is not None:
+        G.set_col(log, row, G.C_HIT, 1 if hit else 0)
+        special = (1 if dramatic else 0) + (2 if afumble else 0) + (4 if ddramatic else 0)
+        G.set_col(log, row, G.C_SPECIAL, special + (8 if dfumble else 0))
+        G.set_col(log, row, G.C_DAMAGE, dealt)
+        G.set_col(log, row, G.C_DAMAGE_KIND, kind)
+        G.set_col(log, row, G.C_INJURY, S[S_INJ, j])
+        G.set_col(log, row, G.C_FATIGUE, S[S_FAT, j])
+        G.set_col(log, row, G.C_FLAG, 1 if hit and trip else 0)
     return dealt, afumble, ddramatic and not ranged
 
 
@@ -346,13 +366,15 @@ def can_opportunity(C, S, B, by, rnd, touching):
 
 
 @njit(error_model="numpy")
-def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching):
+def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, log):
     """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one."""
     if S[S_STATUS, on] != F.STANDING or not can_opportunity(C, S, B, by, rnd, touching):
         return 0
     S[S_OPP_ROUND, by] = rnd
     E[C[F.SIDE, by], F.E_OPPORTUNITY] += 1
-    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, seq)
+    if log is not None:
+        G.emit(log, G.EV_OPPORTUNITY, by, on, 0, 0)
+    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, seq, log)
     return dealt
 
 
@@ -373,7 +395,7 @@ def _free_opportunists(C, S, B, side, on, rnd, pool):
 
 
 @njit(error_model="numpy")
-def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_side):
+def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_side, log):
     """After a fumble or a dramatic melee evade, side ``foe`` attacks ``on``, up to
     Q_SPECIAL_OPP attacks (S-5 [default] 1).  ``by`` (-1: none) strikes first: the
     character in melee with ``on``.  With ``any_of_side`` (a fumble: the defender's
@@ -382,7 +404,7 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
     if left <= 0:
         return
     if by >= 0 and can_opportunity(C, S, B, by, rnd, True):
-        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, True)
+        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, True, log)
         left -= 1
     elif not any_of_side:
         return
@@ -390,7 +412,7 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
         k = _free_opportunists(C, S, B, foe, on, rnd, pool)
         if k == 0:
             return
-        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, False)
+        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, False, log)
         left -= 1
 
 
@@ -517,7 +539,7 @@ def choose_area(C, S, B, Q, i):
 
 
 @njit(error_model="numpy")
-def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
+def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
     """Cast i's spell at the area (``line``, ``end``) of :func:`choose_area` (S-7),
     after the opportunity attacks it provokes (S-5)."""
     side = C[F.SIDE, i]
@@ -538,7 +560,7 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
             if k == 0:
                 break
             j = targets[bounded(s, k)]
-            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, False)
+            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, False, log)
         if hurt > 0 or S[S_STATUS, i] != F.STANDING:
             return  # S-5: damaged by an opportunity attack, the spell fails
     area = C[F.SP_AREA, i]
@@ -557,6 +579,10 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
     strength = C[F.SP_STAT, i] + roll2d6(s)
     if S[S_COVER, i] != 0:
         strength -= COVER_BONUS  # S-6: casting from cover
+    if log is not None:
+        row = G.emit(log, G.EV_CAST, i, -1, C[F.SP_AREA, i], strength)
+        G.set_col(log, row, G.C_LINE, line)
+        G.set_col(log, row, G.C_END, end)
     for q in range(n_t):
         j = targets[q]
         save_field = F.FORT + C[F.SP_SAVE, i]  # FORT, INTU, WILL are consecutive
@@ -565,6 +591,10 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
             save += COVER_BONUS  # S-6: +2 to saves in cover
         if save_field == F.INTU:
             save -= ship_pen(C, B, j)
+        if log is not None:  # the save, rolled again on a copy of the stream
+            row = G.emit(log, G.EV_SAVE, i, j, 0, save)
+            G.set_col(log, row, G.C_HIT, 1 if check_ok(s.copy(), save, strength) else 0)
+            harm = S[S_INJ, j] + S[S_FAT, j]
         if check_ok(s, save, strength):
             n, bonus, kind = C[F.SP_OK_N, i], C[F.SP_OK_BONUS, i], C[F.SP_OK_KIND, i]
         else:
@@ -576,6 +606,11 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets):
         elif kind != F.K_NONE:
             dmg = d6_sum(s, n) + bonus
             apply_damage(s, C, S, Q, j, dmg, kind, -surprise_pen(C, S, j, i), seq)
+        if log is not None:
+            G.set_col(log, row, G.C_DAMAGE, S[S_INJ, j] + S[S_FAT, j] - harm)
+            G.set_col(log, row, G.C_DAMAGE_KIND, kind)
+            G.set_col(log, row, G.C_INJURY, S[S_INJ, j])
+            G.set_col(log, row, G.C_FATIGUE, S[S_FAT, j])
 
 
 # -- lines, shots and cover (S-6, S-9) -------------------------------------------------------------
@@ -775,7 +810,7 @@ def coup_de_grace(s, C, S, B, i, cand):
 
 
 @njit(error_model="numpy")
-def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies):
+def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies, log):
     """Make i's shot (S-6): find the target, spend the ammunition, resolve the attack."""
     side = C[F.SIDE, i]
     foe = 1 - side
@@ -797,16 +832,22 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
     if S[S_AMMO, i] > 0:
         S[S_AMMO, i] -= 1  # S-6: only a shot actually made spends ammunition
     hits_before = E[side, F.E_HITS]
-    _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, seq)
+    if log is not None:
+        G.set_col(log, G.emit(log, G.EV_SHOT, i, j, plan, 0), G.C_FLAG, 1 if ally else 0)
+    _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, seq, log)
     if ally and E[side, F.E_HITS] > hits_before:
         E[side, F.E_FRIENDLY_FIRE] += 1  # S-6: the shot hit an ally
     if afumble:  # S-2: the enemy side gets an opportunity attack, if it can reach i
-        special_opportunity(s, C, S, B, Q, E, -1, foe, i, rnd, seq, targets, True)
+        special_opportunity(s, C, S, B, Q, E, -1, foe, i, rnd, seq, targets, True, log)
 
 
 @njit(error_model="numpy")
-def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
-    """Play one fight; returns (outcome 0 A / 1 B / 2 draw, rounds)."""
+def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log):
+    """Play one fight; returns (outcome 0 A / 1 B / 2 draw, rounds).
+
+    ``log`` is None in batch runs; a replay passes an event buffer
+    (:mod:`kernels.sf_log`), written without drawing any number from ``s``.
+    """
     n = C.shape[1]
     E[:, :] = 0
     for i in range(n):
@@ -824,6 +865,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
         S[S_ACT_SEQ, i] = -1
         S[S_END, i] = C[F.END, i]
         S[S_COVER, i] = 0
+    if log is not None:  # the state as written; what changes from it is logged
+        before = S.copy()
     cap = B[F.B_FRONT_CAP]
     if cap > 0:  # S-9: a capped front line sends the rest to the back
         for side in range(2):
@@ -836,8 +879,13 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
                             S[S_LINE, i] = 1
     seq = 0
     for rnd in range(1, B[F.B_MAX_ROUNDS] + 1):
+        if log is not None:
+            G.at(log, rnd)
+            G.emit(log, G.EV_ROUND, -1, -1, 0, 0)
         for side in range(2):
             _fill_front(s, C, S, B, side, cand)
+        if log is not None:
+            G.changes(log, before, S, S_STATUS, S_LINE, S_END, S_COVER)
         # S-8 [default]: initiative 2d6 + modifier, highest first, ties at random
         m = 0
         for i in range(n):
@@ -853,6 +901,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
             order[q] = cand[idx[q]]
         for q in range(m):
             i = order[q]
+            if log is not None:  # what the last action did
+                G.changes(log, before, S, S_STATUS, S_LINE, S_END, S_COVER)
             if S[S_STATUS, i] != F.STANDING:
                 continue
             side = C[F.SIDE, i]
@@ -862,12 +912,22 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
             seq += 1
             S[S_ACT_SEQ, i] = seq
             S[S_ACTED, i] = 1
+            if log is not None:
+                turn = G.emit(log, G.EV_TURN, i, -1, G.A_NONE, 0)
             hp = C[F.HP, i]
             if S[S_FAT, i] > 0 and S[S_FAT, i] >= Q[F.Q_BREATH_AT] * hp:
                 # S-4 [default]: catching breath recovers 1d of fatigue
+                if log is not None:
+                    G.set_col(log, turn, G.C_ACTION, G.A_BREATH)
+                    G.set_col(log, turn, G.C_VALUE, S[S_FAT, i])
                 S[S_FAT, i] = max(0, S[S_FAT, i] - d6_sum(s, np.int64(Q[F.Q_BREATH_DICE])))
+                if log is not None:  # C_VALUE: the fatigue recovered
+                    G.set_col(log, turn, G.C_VALUE, log[max(turn, 0), G.C_VALUE] - S[S_FAT, i])
                 continue
             cover = cover_plan(C, S, B, Q, i)
+            if log is not None:
+                if cover > 0:
+                    G.set_col(log, turn, G.C_ACTION, G.A_COVER if cover == 1 else G.A_DROP_LOF)
             if cover == 1:
                 S[S_COVER, i] = 1  # S-6: behind cover
                 continue
@@ -877,31 +937,47 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies):
             if C[F.SP, i] != 0 and Q[F.Q_CAST] > 0:
                 worth, line, end = choose_area(C, S, B, Q, i)
                 if worth:
-                    cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets)
+                    if log is not None:
+                        G.set_col(log, turn, G.C_ACTION, G.A_CAST)
+                    cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log)
                     continue
             plan = SHOT_NONE
             end = -1
             if C[F.RW, i] != 0 and S[S_AMMO, i] != 0 and (S[S_LINE, i] == 1 or C[F.MW, i] == 0):
                 plan, end = shot_plan(s, C, S, B, Q, i, cand)
+            if log is not None:
+                if plan == SHOT_SECURE:
+                    G.set_col(log, turn, G.C_ACTION, G.A_SECURE)
+                elif plan != SHOT_NONE:
+                    G.set_col(log, turn, G.C_ACTION, G.A_SHOOT)
             if plan == SHOT_SECURE:
                 # S-6: securing the line of fire is the action, and the line then
                 # runs both ways: every back-liner may use it
                 S[S_LOF, :] = 1
             elif plan != SHOT_NONE:
-                shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies)
+                shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies, log)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 0:
                 if Q[F.Q_COUP] > 0 and coup_de_grace(s, C, S, B, i, cand):
+                    if log is not None:
+                        G.set_col(log, turn, G.C_ACTION, G.A_COUP)
                     continue
                 j = _melee_target(s, C, S, B, i, cand)
                 if j < 0:
                     continue
-                _, afumble, ddramatic = weapon_hit(s, C, S, B, Q, E, i, j, False, seq)
+                if log is not None:
+                    G.set_col(log, turn, G.C_ACTION, G.A_MELEE)
+                _, afumble, ddramatic = weapon_hit(s, C, S, B, Q, E, i, j, False, seq, log)
                 if afumble:  # S-2, S-5: the defender's side gets the attack [default: 1]
-                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, True)
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, True, log)
                 elif ddramatic:  # the defender itself counters its dramatic evade
-                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, False)
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, False,
+                                        log)  # fmt: skip
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
+                if log is not None:
+                    G.set_col(log, turn, G.C_ACTION, G.A_STEP_UP)
                 _step_up(C, S, B, i)
+        if log is not None:
+            G.changes(log, before, S, S_STATUS, S_LINE, S_END, S_COVER)
         a = exists_at(C, S, 0, -1, -1)
         b = exists_at(C, S, 1, -1, -1)
         if a == 0 and b == 0:
@@ -936,9 +1012,10 @@ def run_fights(states, chunk, n_trials, C, B, Q,
                keep, t_outcome, t_rounds, t_state, t_damage, debug, t_debug):  # fmt: skip
     """Play ``n_trials`` fights in chunks, one stream per fight; aggregate per chunk.
 
-    Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t)``: a pure
-    function of the run's seed and t, so a fight can be replayed alone and
-    variants share their random numbers fight by fight (issue 12).
+    Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
+    the key comes from (seed, the run's chunk number) and the index is the
+    fight's place in its chunk, so fight t of a run is a pure function of the
+    seed and t whatever the batches (issue 12).
 
     ``agg_states[c, i, state]`` counts final states, ``agg_damage[c, i, :]`` sums
     injury, fatigue and heavy fatigue, ``agg_events[c, side, :]`` sums events.
@@ -956,9 +1033,9 @@ def run_fights(states, chunk, n_trials, C, B, Q,
         foes = np.zeros(n, np.int64)
         allies = np.zeros(n, np.int64)
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial, s)
+            seed_trial(states[c], trial - c * chunk, s)
             outcome, rounds = play_fight(
-                s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies
+                s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, None
             )
             agg_outcome[c, outcome] += 1
             agg_rounds[c, min(rounds, max_bin)] += 1
@@ -978,6 +1055,26 @@ def run_fights(states, chunk, n_trials, C, B, Q,
                     t_damage[trial, i, 2] = S[S_HEAVY, i]
             if debug:
                 t_debug[trial] = S
+
+
+@njit(cache=True, error_model="numpy")
+def replay_fight(key, trial, C, B, Q, log, S, E):
+    """Play fight ``trial`` of the chunk keyed ``key`` again, logging its events.
+
+    The same stream and play as in :func:`run_fights`, with the event buffer
+    ``log`` (:mod:`kernels.sf_log`).  Returns ``(outcome, rounds)``; ``S`` and
+    ``E`` receive the final state and the event counters.
+    """
+    n = C.shape[1]
+    s = np.empty(4, np.uint64)
+    seed_trial(key, trial, s)
+    outcome, rounds = play_fight(
+        s, C, B, Q, S, E, np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64), log,
+    )  # fmt: skip
+    G.at(log, rounds)
+    G.emit(log, G.EV_END, -1, -1, 0, outcome)
+    return outcome, rounds
 
 
 @njit(cache=True, parallel=True, error_model="numpy")

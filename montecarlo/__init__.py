@@ -7,6 +7,17 @@ in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 
 import importlib as _importlib
 
+# montecarlo.sf must load before montecarlo.compare, .scenarios and .sensitivity:
+# montecarlo/sf/__init__.py imports montecarlo.compare, which imports
+# montecarlo.scenarios, which imports montecarlo.sf (a cycle that only this order
+# resolves).  It costs the start of every command the import of pandas and
+# matplotlib that the rest of this file defers; making montecarlo.sf's compare and
+# sensitivity lazy would remove it.
+from montecarlo import sf
+from montecarlo.compare import Comparison, compare  # loaded by sf already: bind the names
+from montecarlo.scenarios import Scenario, SFScenario
+from montecarlo.sensitivity import SensitivityResult, sensitivity
+
 # Public names load on first use (PEP 562), so a command pays only for what it
 # touches: SciPy, pandas, matplotlib and the SF package took about a second of
 # every start (issue 13).  ``name: module`` (the module itself for "sf").
@@ -27,12 +38,16 @@ _LAZY = {
     "soed": "montecarlo.coe5.dice",
     "DuelResult": "montecarlo.coe5.duel",
     "duel_exact": "montecarlo.coe5.duel",
+    "Replay": "montecarlo.coe5.replay",
+    "replay": "montecarlo.coe5.replay",
     "damage_heatmap": "montecarlo.coe5.reports",
     "damage_table": "montecarlo.coe5.reports",
     "Roster": "montecarlo.coe5.units",
     "Unit": "montecarlo.coe5.units",
     "Weapon": "montecarlo.coe5.units",
     "load_units": "montecarlo.coe5.units",
+    "Comparison": "montecarlo.compare",
+    "compare": "montecarlo.compare",
     "Distribution": "montecarlo.distribution",
     "DataError": "montecarlo.errors",
     "InputError": "montecarlo.errors",
@@ -40,10 +55,13 @@ _LAZY = {
     "plot_overlay": "montecarlo.plotting",
     "RoundRobin": "montecarlo.roundrobin",
     "round_robin": "montecarlo.roundrobin",
+    "Scenario": "montecarlo.scenarios",
+    "SFScenario": "montecarlo.scenarios",
     "resolve_seed": "montecarlo.seeding",
+    "SensitivityResult": "montecarlo.sensitivity",
+    "sensitivity": "montecarlo.sensitivity",
     "Requirement": "montecarlo.solver",
     "required_count": "montecarlo.solver",
-    "compare": "montecarlo.stats",
     "wilson": "montecarlo.stats",
     "sweep": "montecarlo.sweeps",
 }
@@ -69,14 +87,19 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BattleRules",
+    "Comparison",
     "DataError",
     "Die",
     "Distribution",
     "DuelResult",
     "InputError",
+    "Replay",
     "Requirement",
     "Roster",
     "RoundRobin",
+    "SFScenario",
+    "Scenario",
+    "SensitivityResult",
     "Unit",
     "Weapon",
     "__version__",
@@ -94,12 +117,14 @@ __all__ = [
     "parse_die",
     "plot_exact_vs_sampled",
     "plot_overlay",
+    "replay",
     "required_count",
     "resist_chance",
     "resolve_seed",
     "round_robin",
     "score_oed",
     "score_soed",
+    "sensitivity",
     "sf",
     "soed",
     "sweep",

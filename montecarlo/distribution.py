@@ -224,8 +224,12 @@ class Distribution:
         returns the trials finished so far (a shorter array).
         """
         ss = resolve_seed(seed, rng)
-        fill = self._sampler or self._table_sampler()
-        return run_fill(fill, size, ss, threads=threads, progress=progress).values
+        return run_fill(self.fill, size, ss, threads=threads, progress=progress).values
+
+    @property
+    def fill(self) -> Fill:
+        """The chunk sampler: the attached kernel, or inverse-CDF sampling of the table."""
+        return self._sampler or self._table_sampler()
 
     def _table_sampler(self) -> Fill:
         cdf = self._cdf / self._cdf[-1]  # sample the stored mass, renormalised

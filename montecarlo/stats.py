@@ -115,6 +115,24 @@ class Histogram:
         d = self.values - m
         return float(np.sqrt(np.dot(d * d, self.counts) / (self.n - ddof)))
 
+    def std_error_of_std(self) -> float:
+        """Standard error of the sample standard deviation, for any distribution.
+
+        By the delta method, Var(s) ≈ (m4 − s⁴) / (4 s² n) with m4 the fourth
+        central moment.  The normal-theory s/√(2(n−1)) understates it badly for
+        the heavy right tails of open-ended dice.
+        """
+        n = self.n
+        if n < 2:
+            return float("nan")
+        m = self.mean()
+        d2 = (self.values - m) ** 2
+        var = float(np.dot(d2, self.counts) / n)
+        m4 = float(np.dot(d2 * d2, self.counts) / n)
+        if var == 0.0:
+            return 0.0
+        return float(np.sqrt(max(m4 - var * var, 0.0) / (4.0 * var * n)))
+
     def quantile(self, q: float | np.ndarray) -> np.ndarray:
         """Smallest value whose share at or below it is at least ``q``.
 

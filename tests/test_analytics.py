@@ -15,6 +15,7 @@ from montecarlo import sweeps as sweep_module
 from montecarlo.cli import main
 from montecarlo.report import build_report, load_spec
 from montecarlo.results_store import ResultStore
+from montecarlo.stats import Histogram
 
 GRID = [
     ("pikeman:3", "militia:3"),
@@ -240,3 +241,20 @@ def test_shipped_example_grid_parses():
     specs = normalize_grid(grid)
     assert {s.game for s in specs} == {"coe5", "sf"}
     assert dict(specs[1].options) == {"fort": 2, "siege": True}
+
+
+def _sd_error(row: np.ndarray) -> float:
+    h = Histogram()
+    h.add(row)
+    return h.std_error_of_std()
+
+
+def test_std_error_of_std_covers_heavy_tails():
+    # OED(5) has a heavy right tail: over 200 runs of 2,000 rolls the spread of the
+    # sample sd matches Histogram.std_error_of_std; the normal-theory s/sqrt(2(n-1))
+    # (what `roll` printed before) is far too small.
+    rolls = mc.oed(5).sample(400_000, seed=11).reshape(200, 2000)
+    sds = rolls.std(axis=1, ddof=1)
+    predicted = np.mean([_sd_error(row) for row in rolls[:20]])
+    assert abs(sds.std(ddof=1) / predicted - 1) < 0.25
+    assert predicted > 1.2 * sds.mean() / np.sqrt(2 * 1999)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 import pytest
 
@@ -30,6 +31,9 @@ def no_sampling(monkeypatch):
     monkeypatch.setattr(driver, "_chunk_loop", boom)
     monkeypatch.setattr(battle, "run_batches", boom)
     monkeypatch.setattr(fights, "run_batches", boom)
+    # By module: the package's names compare and sensitivity are the functions.
+    monkeypatch.setattr(sys.modules["montecarlo.compare"], "run_paired", boom)
+    monkeypatch.setattr(sys.modules["montecarlo.sensitivity"], "run_paired", boom)
 
 
 def assert_usage_error(capsys, argv, *needles):
@@ -53,6 +57,8 @@ PLOT_COMMANDS = [
     ["sf", "fight", "warrior:1", "goblin:1"],
     ["sf", "attack", "fencer", "orc"],
     ["round-robin", "militia", "knight"],
+    ["sensitivity", "pikeman:2", "militia:2"],
+    ["sf", "sensitivity", "warrior:1", "goblin:1"],
 ]
 
 

@@ -123,6 +123,18 @@ COMMANDS = {
         "--trials",
     ],
     "sf characters": ["--characters"],
+    "compare": [
+        "--variant",
+        "--variant",
+        "--siege",
+        "--fort",
+        "--seed",
+        "--json",
+        "--trials",
+        "--precision",
+    ],
+    "sf compare": ["--variant", "--variant", "--battlefield", "--surprise", "--seed", "--trials"],
+    "sensitivity": ["--only", "--plot", "--seed", "--json", "--trials"],
     "round-robin": [
         "--by",
         "--counts",
@@ -162,6 +174,18 @@ OPTION_VALUES = {
     "--counts": ["1", "3", "0"],
     "--budget": ["120", "1", "0"],
     "--threads": ["1", "2", "0"],
+    "--variant": [
+        "knight.armor=+1",
+        "rules.sidestep=false",
+        "x",
+        "fort=9",
+        "attacker=",
+        "pikeman.hp=-100",
+        "warrior.hp=+1",
+        "policy.cast=false",
+        "siege=true",
+    ],
+    "--only": ["rules.sidestep", "rules.burn_chance", "policy.cast", "x"],
 }
 UNITS = [
     "militia",
@@ -185,7 +209,7 @@ def argv_lists(draw):
     argv = name.split()
     if name in POSITIONAL:
         argv.append(draw(st.sampled_from(POSITIONAL[name])))
-    elif name in ("matchup", "sf fight"):
+    elif name in ("matchup", "sf fight", "compare", "sf compare", "sensitivity"):
         argv += draw(
             st.lists(
                 st.sampled_from(ARMIES),
@@ -219,7 +243,8 @@ def argv_lists(draw):
             "--ship",
         ):
             argv.append(draw(st.sampled_from(VALUES)))
-    if name in ("matchup", "sf fight", "round-robin", "sweep") and "--trials" not in argv:
+    paired = ("compare", "sf compare", "sensitivity")
+    if name in ("matchup", "sf fight", "round-robin", "sweep", *paired) and "--trials" not in argv:
         if "--precision" not in argv:
             argv += ["--trials", "64"]
     if name in ("roll", "resist", "damage", "sf attack") and "--trials" not in argv:

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+import montecarlo as mc
 from montecarlo.cli import main
 
 
@@ -25,12 +26,26 @@ def test_roll_json(capsys):
     assert data["stats"]["mean"]["exact"] == pytest.approx(2 * 3.2)
 
 
+def test_roll_options_of_c1_4_and_c1_7(capsys):
+    argv = ["roll", "1-5", "--dice", "2", "--open-ended", "together", "--trials", "20000"]
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["distribution"] == "2×OED(5) together"
+    assert data["stats"]["mean"]["exact"] == pytest.approx(
+        mc.oed(5, 2, open_ended="together").mean()
+    )
+    assert main(["roll", "1-2 (-3)", "--nonpositive", "one", "--trials", "1000", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stats"]["mean"]["exact"] == pytest.approx(1.5)
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["roll", "1-x"], "not a damage die"),
         (["roll", "5-1"], "below the lower end"),
         (["resist", "--", "-1"], "expected an integer from 0 to 1000, got -1"),
+        (["roll", "1-5", "--soed", "--open-ended", "together"], "not with --soed"),
+        (["roll", "1-5", "--open-ended", "both"], "--open-ended"),
     ],
 )
 def test_bad_input_exit_code(argv, message, capsys):

@@ -329,3 +329,25 @@ def test_duel_exact_agrees_with_icepool():
     p_icepool = float(sum(q for (_, hb), q in result.items() if hb <= 0) / result.denominator())
     exact = duel_exact(a, b, rules=BattleRules(fatigue_start=10**6))
     assert exact.p_attacker == pytest.approx(p_icepool, abs=1e-9)
+
+
+def test_battle_t_depends_on_the_seed_and_t_alone():
+    # Issue 12: battle t draws from its chunk's key and its place in the chunk, so it
+    # is the same battle however the run is cut into batches (Dask, precision=).
+    from montecarlo.coe5.battle import _Battles
+    from montecarlo.coe5.battlefield import deploy, parse_army
+    from montecarlo.seeding import resolve_seed
+
+    att, dfd = parse_army("pikeman:3,archer:2"), parse_army("militia:4,troll:1")
+    battles = _Battles(deploy(att, dfd, 10, 20), False, 1, 10, 20, BattleRules())
+    ss = resolve_seed(5)
+    whole, parts = battles.empty_totals(), battles.empty_totals()
+    battles.play(ss, 0, 4, 4 * 256, True, False, whole)
+    battles.play(ss, 0, 1, 256, True, False, parts)
+    battles.play(ss, 1, 3, 3 * 256, True, False, parts)
+    np.testing.assert_array_equal(
+        whole.kept[0].outcome, np.concatenate([k.outcome for k in parts.kept])
+    )
+    np.testing.assert_array_equal(
+        whole.kept[0].dealt, np.concatenate([k.dealt for k in parts.kept])
+    )

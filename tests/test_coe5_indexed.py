@@ -128,6 +128,13 @@ CASES = [
         {},
     ),
     (
+        "target-at-order",
+        [(r("militia"), 20), (r("archer"), 10)],
+        [(r("pikeman"), 15), (r("archer"), 10)],
+        64,
+        {"rules": BattleRules(target_draw="order")},
+    ),
+    (
         "70v70-20x30",
         [(r("militia"), 50), (r("archer"), 20)],
         [(r("pikeman"), 50), (r("archer"), 20)],

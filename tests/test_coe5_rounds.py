@@ -173,15 +173,15 @@ def test_c8_3_random_tie_break_between_equally_near_enemies():
 def test_c8_3_random_tie_break_evens_a_mirror_match():
     # Under literal sequential movement (the whole attacker side first, live positions)
     # always heading for the first nearest enemy makes armies converge and skews it.
-    # Even with the tie-break, this literal model leaves the attacker about 52.6%
-    # (40,000 battles), so 8,192 battles keep 0.5 + 0.05 over 4 standard errors away.
     literal = dict(move_order="sides", simultaneous_moves=False)
-    skewed = matchup("pikeman:5", "pikeman:5", trials=8192, seed=4, progress=False,
+    skewed = matchup("pikeman:5", "pikeman:5", trials=2048, seed=4, progress=False,
                      rules=BattleRules(random_nearest=False, **literal))  # fmt: skip
-    fair = matchup("pikeman:5", "pikeman:5", trials=8192, seed=4, progress=False,
+    fair = matchup("pikeman:5", "pikeman:5", trials=2048, seed=4, progress=False,
                    rules=BattleRules(**literal))  # fmt: skip
+    # (literal movement keeps a skew of its own, which the C-8.3 defaults remove: see
+    # test_coe5_fairness.py; here only the tie-break's share of it is measured)
     assert skewed.win_rate > 0.6
-    assert abs(fair.win_rate - 0.5) < 0.05
+    assert skewed.win_rate - fair.win_rate > 3.29 * np.sqrt(0.5 / 2048)
 
 
 @pytest.mark.parametrize(("fear_checks", "checks"), [("each", 2), ("strongest", 1)])
@@ -194,6 +194,22 @@ def test_c8_5_one_fear_check_per_adjacent_fear_unit(fear_checks, checks):
                 progress=False)  # fmt: skip
     p_fail = mc.morale_failure_chance(4, 8)
     assert_rate(int(r.trials.routed[:, 1].sum()), r.n, 1 - (1 - p_fail) ** checks)
+
+
+@pytest.mark.parametrize(("target_draw", "both_die"), [("attack", 1.0), ("order", 0.5)])
+def test_c8_6_target_drawn_when_the_attack_is_made(target_draw, both_die):
+    # Two lethal blades against two posts of 1 HP, both adjacent, one round.  [default]
+    # "attack": the second blade picks among the living, so both posts fall.  "order":
+    # both targets are drawn when the order is made, the same one with chance 1/2, and
+    # then the second blow is lost on a dead post.
+    blade = weapon("Blade", "1-1000", nostr=True)
+    twin = unit("Twin", 10, blade, blade, morale=99)
+    post = unit("Post", 1, NOTHING, immobile=True, morale=99)
+    r = matchup([(twin, 1)], [(post, 2)], trials=4096, seed=3, width=2, length=2,
+                keep_trials=True, progress=False,
+                rules=BattleRules(max_rounds=1, target_draw=target_draw))  # fmt: skip
+    both = r.trials.outcome == 0  # the attacker won in round 1: both posts fell
+    assert_rate(int(both.sum()), both.size, both_die)
 
 
 def test_c8_7_wands_fire_before_everything():

@@ -27,7 +27,8 @@ NOT_RUN = {
 }
 #: Commands that sample, so must print their seed.
 SAMPLING = ("matchup", "roll", "resist", "damage", "sf fight", "sf attack", "required",
-            "round-robin", "sweep")  # fmt: skip
+            "round-robin", "sweep", "compare", "sensitivity", "sf compare",
+            "sf sensitivity")  # fmt: skip
 
 
 def fenced_blocks(language: str) -> list[str]:
@@ -56,9 +57,13 @@ def shell_commands() -> list[str]:
 NAMES_ONLY = {
     "montecarlo sf attack",
     "montecarlo matchup",
+    "montecarlo replay",
     "montecarlo damage",
     "montecarlo roll",
     "montecarlo sf",
+    "montecarlo compare",
+    "montecarlo sf compare",
+    "montecarlo sensitivity",
 }
 
 

@@ -49,6 +49,9 @@ COMMAND_MODULES = {
     "required": "analytics",
     "report": "analytics",
     "rules": "rules",
+    "compare": "compare",
+    "sensitivity": "compare",
+    "replay": "replay",
 }
 
 
@@ -70,9 +73,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command in COMMAND_MODULES:
         modules = (importlib.import_module(f"montecarlo.cli.{COMMAND_MODULES[command]}"),)
     else:
-        from montecarlo.cli import analytics, damage, matchup, resist, roll, rules, sf, units
+        from montecarlo.cli import (
+            analytics,
+            compare,
+            damage,
+            matchup,
+            replay,
+            resist,
+            roll,
+            rules,
+            sf,
+            units,
+        )
 
-        modules = (matchup, roll, resist, units, damage, sf, analytics, rules)
+        modules = (matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules)
     for module in modules:
         module.register(sub)
     return parser

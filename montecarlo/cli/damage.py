@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             break
         hist = Histogram()
         run = run_reduce(
-            dist._sampler,
+            dist.fill,
             args.trials,
             derive(ss, k),
             hist.add,

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         nonlocal resisted
         resisted += int((values < args.mr).sum())
 
-    fill = dist._sampler or dist._table_sampler()
+    fill = dist.fill
     result = run_reduce(
         fill, args.trials, ss, count, threads=args.threads, progress=args.progress, desc="checks"
     )

@@ -14,8 +14,9 @@ from montecarlo.cli.common import (
     plot_option,
     print_json,
 )
-from montecarlo.coe5.dice import oed, parse_die, soed
+from montecarlo.coe5.dice import NONPOSITIVE, OPEN_ENDED, oed, parse_die, soed
 from montecarlo.driver import run_reduce
+from montecarlo.errors import InputError
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import resolve_seed
 from montecarlo.stats import Histogram, compare, wilson
@@ -48,6 +49,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="number of dice summed, each open-ended (C-1.7)",
     )
+    p.add_argument(
+        "--open-ended",
+        choices=OPEN_ENDED,
+        default="each",
+        help="C-1.7: several dice open-ended 'each' on its own, or 'together' "
+        "(all roll again while all show the maximum)",
+    )
+    p.add_argument(
+        "--nonpositive",
+        choices=NONPOSITIVE,
+        default="zero",
+        help="C-1.4: a die of size 0 or less rolls 'zero', or as a die of size 'one'",
+    )
     plot_option(p, "the PMF plot (exact bars, sampled points)")
     add_run_options(p, default_trials=1_000_000)
     p.set_defaults(run=run)
@@ -57,11 +71,16 @@ def run(args: argparse.Namespace) -> int:
     die = parse_die(args.die)
     check_die_size(die.size)
     plot = check_plot(args.plot)
-    dist = (soed if args.soed else oed)(die, dice=args.dice)
+    if args.soed:
+        if args.open_ended != "each":
+            raise InputError("--open-ended applies to OED rolls, not with --soed")
+        dist = soed(die, dice=args.dice, nonpositive=args.nonpositive)
+    else:
+        dist = oed(die, dice=args.dice, open_ended=args.open_ended, nonpositive=args.nonpositive)
     ss = resolve_seed(args.seed)
     hist = Histogram()
     result = run_reduce(
-        dist._sampler,
+        dist.fill,
         args.trials,
         ss,
         hist.add,
@@ -78,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     sd = hist.std(ddof=1) if n > 1 else float("nan")
     rows = [
         ("mean", dist.mean(), hist.mean(), sd / np.sqrt(n)),
-        ("sd", dist.std(), sd, sd / np.sqrt(2 * max(n - 1, 1))),
+        ("sd", dist.std(), sd, hist.std_error_of_std()),
     ]
     for q, sq in zip(QUANTILES, sample_q, strict=True):
         rows.append((f"q{int(q * 100):02d}", dist.ppf(q), sq, np.nan))

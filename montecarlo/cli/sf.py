@@ -125,6 +125,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--json", action="store_true", help="print machine-readable JSON")
     c.set_defaults(run=run_characters)
 
+    from montecarlo.cli.compare import register_sf as register_sf_compare
+    from montecarlo.cli.replay import register_sf as register_sf_replay
+
+    register_sf_replay(sf_sub)  # sf replay
+    register_sf_compare(sf_sub)  # sf compare, sf sensitivity
+
 
 def run_fight(args: argparse.Namespace) -> int:
     roster = load_characters(args.characters)

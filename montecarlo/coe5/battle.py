@@ -77,6 +77,7 @@ class BattleRules:
     sidestep: bool = True  # C-8.3: a blocked unit takes an equally close free tile
     simultaneous_moves: bool = True  # C-8.3: choose from positions at the start of the step
     move_order: str = "paired"  # C-8.3: "paired" rank by rank, or "sides": all attackers first
+    target_draw: str = "attack"  # C-8.6: target drawn when the "attack" is made, or at the "order"
     long_range_halving: str = "raw"  # C-5.3: "raw" roll at step 1, or "final" damage
 
     def wall_bonus(self, fort: int) -> int:
@@ -121,6 +122,9 @@ class BattleRules:
         p[R.RANDOM_NEAREST] = float(self.random_nearest)
         p[R.SIMULTANEOUS_MOVES] = float(self.simultaneous_moves)
         p[R.PAIRED_MOVES] = float(_choice(self.move_order, MOVE_ORDERS, "move_order") == "paired")
+        p[R.TARGET_AT_ORDER] = float(
+            _choice(self.target_draw, TARGET_DRAWS, "target_draw") == "order"
+        )
         p[R.HOLD_WALL] = float(self.hold_wall)
         p[R.BOMBARD] = float(self.siege_bombardment)
         p[R.TUNNELLERS] = TUNNELLERS[_choice(self.tunnelling, TUNNELLERS, "tunnelling")]
@@ -134,6 +138,8 @@ class BattleRules:
 TUNNELLERS = {"none": 0, "attacker": 1, "both": 2}
 #: C-8.5: ``BattleRules.fear_checks``.
 FEAR_CHECKS = ("each", "strongest")
+#: C-8.6: ``BattleRules.target_draw``.
+TARGET_DRAWS = ("attack", "order")
 #: C-8.3: ``BattleRules.move_order``.
 MOVE_ORDERS = ("paired", "sides")
 #: C-6: ``BattleRules.siege_deployment``.

@@ -22,6 +22,13 @@ from montecarlo.validation import MAX_DICE, check_die_size, check_limit
 
 DIFFICULTIES = {"easy": EASY, "normal": NORMAL, "hard": HARD}
 
+#: C-1.4 [default]: what a die of size 0 or less rolls: ``"zero"`` (0), or ``"one"``
+#: (it rolls as a die of size 1, C-1.3).
+NONPOSITIVE = ("zero", "one")
+#: C-1.7 [default]: how k dice are open-ended: ``"each"`` die on its own, or
+#: ``"together"`` (the k dice roll again, all of them, while all show the maximum).
+OPEN_ENDED = ("each", "together")
+
 #: (die size, number of S-OED dice) rolled for each difficulty (C-2.1).
 CHECK_DICE = {"easy": (5, 1), "normal": (4, 2), "hard": (6, 2)}
 
@@ -170,6 +177,33 @@ def _sum_of(single: Distribution, dice: int) -> Distribution:
     return total
 
 
+@cache
+def _oed_together(n: int, dice: int) -> Distribution:
+    """C-1.7 ``open_ended="together"``: k dice of size n ≥ 2 roll again, all of
+    them, while all show n; each die of a further roll counts 1 less (C-1.2).
+
+    The total is T = S' + M·k(n − 1), where S' is the sum of a roll that is not
+    all maxima and P(M = m) = q^m (1 − q) with q = n^−k.
+    """
+    plain = _sum_of(Distribution.uniform(1, n), dice)
+    q = float(n) ** -dice
+    last_roll = plain.probabilities.copy()
+    last_roll[-1] -= q  # k·n is all maxima and nothing else
+    last_roll /= 1.0 - q
+    step = dice * (n - 1)
+    levels = math.ceil(-math.log(TAIL_CUT) / (dice * math.log(n)))
+    pmf = np.zeros(last_roll.size + (levels - 1) * step)
+    for m in range(levels):
+        pmf[m * step : m * step + last_roll.size] += q**m * (1.0 - q) * last_roll
+    return Distribution(pmf, plain.lo, tail=q**levels)
+
+
+def _choose(value: str, options: tuple[str, ...], name: str) -> str:
+    if value not in options:
+        raise InputError(f"{name} is one of {', '.join(map(repr, options))}, not {value!r}")
+    return value
+
+
 def _check_dice(dice: object) -> int:
     if isinstance(dice, bool) or not isinstance(dice, int | np.integer) or dice < 1:
         raise InputError(f"dice must be a positive integer, got {dice!r}")
@@ -177,7 +211,9 @@ def _check_dice(dice: object) -> int:
     return check_limit(int(dice), MAX_DICE, "the number of dice", why)
 
 
-def oed(n: str | int | Die, dice: int = 1) -> Distribution:
+def oed(
+    n: str | int | Die, dice: int = 1, *, open_ended: str = "each", nonpositive: str = "zero"
+) -> Distribution:
     """Exact distribution of ``dice`` open-ended OED(n) rolls summed.
 
     Parameters
@@ -185,16 +221,31 @@ def oed(n: str | int | Die, dice: int = 1) -> Distribution:
     n : int or str
         The die size, or a damage string such as ``"1-5 (+10)"`` (OED(15), C-1.5).
     dice : int
-        Number of dice, each open-ended on its own (C-1.7).
+        Number of dice.
+    open_ended : {"each", "together"}
+        C-1.7 [default] ``"each"``: every die is open-ended on its own and the
+        results are summed.  ``"together"``: the dice roll again, all of them,
+        while all show the maximum, each further roll counting 1 less per die.
+        Dice of size 1 or less are not open-ended together (C-1.3, C-1.4 apply
+        to each die).
+    nonpositive : {"zero", "one"}
+        C-1.4 [default] ``"zero"``: a die of size 0 or less rolls 0.  ``"one"``:
+        it rolls as a die of size 1 (C-1.3).
 
     Returns
     -------
     Distribution
-        With a Numba sampler attached, so ``.sample()`` runs the real kernel.
+        With a Numba sampler attached, so ``.sample()`` runs the real kernel
+        (``open_ended="together"`` samples its exact table).
     """
     size = check_die_size(die_size(n))
     dice = _check_dice(dice)
+    if _choose(nonpositive, NONPOSITIVE, "nonpositive") == "one":
+        size = max(size, 1)
     label = f"OED({size})" if dice == 1 else f"{dice}×OED({size})"
+    if _choose(open_ended, OPEN_ENDED, "open_ended") == "together" and dice > 1 and size > 1:
+        d = _oed_together(size, dice)
+        return Distribution(d.probabilities, d.lo, tail=d.tail, name=f"{label} together")
     dist = _sum_of(_oed_single(size), dice)
     table, levels = oed_level_table(size) if dice == 1 else (None, 0)
     lanes = oed_lane_params(size) if dice == 1 else np.empty(0, dtype=np.uint64)
@@ -213,10 +264,15 @@ def oed(n: str | int | Die, dice: int = 1) -> Distribution:
     return Distribution(dist.probabilities, dist.lo, tail=dist.tail, name=label, sampler=fill)
 
 
-def soed(n: str | int | Die, dice: int = 1) -> Distribution:
-    """Exact distribution of ``dice`` semi-open-ended S-OED(n) rolls summed (C-1.6)."""
+def soed(n: str | int | Die, dice: int = 1, *, nonpositive: str = "zero") -> Distribution:
+    """Exact distribution of ``dice`` semi-open-ended S-OED(n) rolls summed (C-1.6).
+
+    ``nonpositive`` is C-1.4's choice, as in :func:`oed`.
+    """
     size = check_die_size(die_size(n))
     dice = _check_dice(dice)
+    if _choose(nonpositive, NONPOSITIVE, "nonpositive") == "one":
+        size = max(size, 1)
     label = f"S-OED({size})" if dice == 1 else f"{dice}×S-OED({size})"
     dist = _sum_of(_soed_single(size), dice)
 

@@ -1,5 +1,8 @@
 """Shared†Fantasia (RULES.md part 2): checks, attacks, fainting and party fights."""
 
+from montecarlo.compare import sf_compare as compare
+from montecarlo.scenarios import SFScenario
+from montecarlo.sensitivity import sf_sensitivity as sensitivity
 from montecarlo.sf.battlefields import load_battlefields
 from montecarlo.sf.characters import Character, Spell, load_characters, parse_dice
 from montecarlo.sf.checks import OUTCOMES, CheckOdds, check, sample_check
@@ -14,6 +17,7 @@ from montecarlo.sf.exact import (
     opposed,
     outcome_chances,
 )
+from montecarlo.sf.fight_replay import FightReplay, replay
 from montecarlo.sf.fights import BATTLEFIELDS, Battlefield, FightResult, Policy, SFRules, fight
 
 __all__ = [
@@ -23,14 +27,17 @@ __all__ = [
     "Battlefield",
     "Character",
     "CheckOdds",
+    "FightReplay",
     "FightResult",
     "Policy",
     "SFRules",
+    "SFScenario",
     "SFState",
     "Spell",
     "ally_hit_chance",
     "attack",
     "check",
+    "compare",
     "death_chance",
     "faint_chance",
     "fight",
@@ -40,5 +47,7 @@ __all__ = [
     "opposed",
     "outcome_chances",
     "parse_dice",
+    "replay",
     "sample_check",
+    "sensitivity",
 ]

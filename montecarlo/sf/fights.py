@@ -570,33 +570,11 @@ def fight(
         trials = check_trials(20_000 if trials is None else trials)
     if keep_trials:  # the only arrays that grow with the trial count
         check_kept(trials if trials is not None else max_trials, "keep_trials=True, one per fight")
-    battlefield = resolve_battlefield(battlefield, battlefields)
-    policy = coerce_rules(policy, Policy, "policy") or Policy()
-    a = parse_party(party_a, roster)
-    b = parse_party(party_b, roster)
-    pinc = _side(pincer, "pincer")
-    ends = None
-    n_rear = 0
-    if rear is not None and pinc < 0:
-        raise InputError("rear= needs pincer=, the side attacked from both ends")
-    if pinc >= 0:
-        if not battlefield.second_front:
-            raise InputError(
-                f"pincer= needs a battlefield with a second front (the corridor); "
-                f"{battlefield.name!r} has none"
-            )
-        if rear is not None:
-            extra = parse_party(rear, roster)
-            n_rear = len(extra)
-            if pinc == 0:
-                b = b + extra
-            else:
-                a = a + extra
-        ends = corridor_ends(a, b, pinc, n_rear)
-    C = pack_party(a, b, surprised=surprised_slots(surprise, len(a), len(b)), ends=ends)
-    rules = coerce_rules(rules, SFRules) or SFRules()
-    B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"), rules)
-    Q = policy.to_array(rules)
+    a, b, C, B, Q, battlefield, policy, rules = prepare(
+        party_a, party_b, battlefield=battlefield, battlefields=battlefields, surprise=surprise,
+        pincer=pincer, rear=rear, policy=policy, rules=rules, max_rounds=max_rounds,
+        roster=roster,
+    )  # fmt: skip
     ss = resolve_seed(seed, rng)
     n_chars = C.shape[1]
     totals: dict[str, Any] = {
@@ -629,6 +607,45 @@ def fight(
         "rules": asdict(rules),
     }
     return FightResult(a, b, totals, per_trial, run.partial, ss.entropy, run.seconds, options)
+
+
+def prepare(
+    party_a, party_b, *, battlefield, battlefields, surprise, pincer, rear, policy, rules,
+    max_rounds, roster,
+):  # fmt: skip
+    """The parties and packed tables of a fight: ``(a, b, C, B, Q, battlefield, policy, rules)``.
+
+    :func:`fight` and :func:`montecarlo.sf.fight_replay.replay` share it, so that a
+    replay packs exactly what the run packed.
+    """
+    battlefield = resolve_battlefield(battlefield, battlefields)
+    policy = coerce_rules(policy, Policy, "policy") or Policy()
+    a = parse_party(party_a, roster)
+    b = parse_party(party_b, roster)
+    pinc = _side(pincer, "pincer")
+    ends = None
+    n_rear = 0
+    if rear is not None and pinc < 0:
+        raise InputError("rear= needs pincer=, the side attacked from both ends")
+    if pinc >= 0:
+        if not battlefield.second_front:
+            raise InputError(
+                f"pincer= needs a battlefield with a second front (the corridor); "
+                f"{battlefield.name!r} has none"
+            )
+        if rear is not None:
+            extra = parse_party(rear, roster)
+            n_rear = len(extra)
+            if pinc == 0:
+                b = b + extra
+            else:
+                a = a + extra
+        ends = corridor_ends(a, b, pinc, n_rear)
+    C = pack_party(a, b, surprised=surprised_slots(surprise, len(a), len(b)), ends=ends)
+    rules = coerce_rules(rules, SFRules) or SFRules()
+    B = battlefield_array(battlefield, pinc, check_trials(max_rounds, "max_rounds"), rules)
+    Q = policy.to_array(rules)
+    return a, b, C, B, Q, battlefield, policy, rules
 
 
 def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept) -> None:
