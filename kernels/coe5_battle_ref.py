@@ -1038,7 +1038,7 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
 def replay_battle(key, trial, U, W, itype, iside, ipart, sx, sy, shuffle_idx, shuffle_bounds,
                   width, length, wall_col, fort, siege, P, max_weapons, max_attacks, log, dbg,
                   dealt):  # fmt: skip
-    """Play battle ``trial`` of the chunk keyed ``key`` again, logging its events.
+    """Play the battle at place ``trial`` of the chunk keyed ``key`` again, logging its events.
 
     The same stream (``seed_trial(key, trial)``), deal-out and play as in
     :func:`run_battles`, with the event buffer ``log`` (:mod:`kernels.coe5_log`)

@@ -40,6 +40,16 @@ books = {
 ("code", "a = sf.attack(\"fencer\", \"orc\")\nprint(a.to_frame())\nprint(\"damage per attack:\", a.damage)"),
 ("code", "sf.friendly_fire(7)"),
 ],
+"05_replay_and_compare.ipynb": [
+("md", "# See one battle, compare two\n\nWhy did ten pikemen lose to three knights? Replay one battle of the run round by round, then ask whether one more point of knight armour is worth it with a paired comparison on the same dice."),
+("code", "import matplotlib.pyplot as plt\nimport montecarlo as mc\n\nrun = mc.matchup(\"pikeman:10\", \"knight:3\", trials=2_000, seed=7, keep_trials=True, progress=False)\nupset = mc.replay(\"pikeman:10\", \"knight:3\", seed=7, first=\"attacker-wins\", trials=2_000)\nprint(upset.text()[:1500])"),
+("md", "The replay is exactly the battle the run counted: same outcome, rounds and survivors."),
+("code", "import numpy as np\nbattle = int(np.flatnonzero(run.trials.outcome == 0)[0])\nassert upset.outcome == \"attacker-wins\" and upset.rounds == run.trials.rounds[battle]\nhits = upset.events[upset.events.kind == \"hit\"]\nhits[[\"round\", \"actor\", \"target\", \"weapon\", \"roll\", \"step8_damage\"]].head(10)"),
+("code", "ax = upset.plot_frame(0)\nplt.show()"),
+("md", "Is +1 armour on the knights worth it? Both variants play the same battles on the same dice, so the difference is measured more precisely than two independent runs would."),
+("code", "cmp = mc.compare((\"pikeman:20\", \"knight:3\"), \"knight.hp=+1\", trials=4_000, seed=7, progress=False)\nprint(cmp)"),
+("code", "sens = mc.sensitivity((\"pikeman:10\", \"knight:3\"), trials=1_000, seed=3, progress=False)\nsens.to_frame().head(8)"),
+],
 }
 for name, cells in books.items():
     nbf.write(nb(cells), Path("notebooks") / name)

@@ -230,8 +230,8 @@ def test_notebook_executes(path):
     assert not errors
 
 
-def test_there_are_four_notebooks():
-    assert len(NOTEBOOKS) == 4
+def test_there_are_five_notebooks():
+    assert len(NOTEBOOKS) == 5
 
 
 def test_shipped_example_grid_parses():

@@ -48,12 +48,13 @@ TRIALS = 400
 @pytest.mark.parametrize("case", CASES)
 def test_replayed_battles_end_as_the_batch_counted_them(case):
     attacker, defender, options = CASES[case]
-    run = matchup(attacker, defender, trials=TRIALS, seed=12, keep_trials=True, _debug=True,
+    # Every 6th battle of 2,400: across chunks (256 battles) and batches (8 chunks).
+    run = matchup(attacker, defender, trials=6 * TRIALS, seed=12, keep_trials=True, _debug=True,
                   progress=False, **options)  # fmt: skip
     options = {"siege": False, "fort": 1, "width": 10, "length": 20, "rules": None} | options
     battles, _ = _packed(attacker, defender, roster=None, **options)
     ss = resolve_seed(12)
-    for t in range(TRIALS):
+    for t in range(0, 6 * TRIALS, 6):
         outcome, rounds, log, dbg, dealt = play_logged(battles, ss, t)
         assert outcome == run.trials.outcome[t], t
         assert rounds == run.trials.rounds[t], t
@@ -67,8 +68,9 @@ def test_replayed_battles_end_as_the_batch_counted_them(case):
 
 
 def test_outcome_survivors_and_rounds_match_the_batch_row():
-    run = matchup("pikeman:10", "knight:3", trials=300, seed=7, keep_trials=True, progress=False)
-    for t in (0, 123, 299):
+    # Battles in later chunks and batches too (256 battles a chunk, 8 chunks a batch).
+    run = matchup("pikeman:10", "knight:3", trials=4100, seed=7, keep_trials=True, progress=False)
+    for t in (0, 123, 299, 256, 2047, 2048, 3001, 4099):
         rep = replay("pikeman:10", "knight:3", seed=7, battle=t)
         assert rep.outcome == OUTCOMES[run.trials.outcome[t]]
         assert rep.rounds == run.trials.rounds[t]

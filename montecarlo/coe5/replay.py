@@ -1,7 +1,8 @@
 """Replay one CoE5 battle of a matchup with its event log (issue 12).
 
 Battle ``t`` of ``matchup(attacker, defender, seed=s, ...)`` draws from its own
-stream, a pure function of (s, t) (:func:`kernels.rng.seed_trial`), and is dealt
+stream, ``seed_trial(key of chunk t // BATTLE_CHUNK, t % BATTLE_CHUNK)``, a pure
+function of (s, t) (:func:`kernels.rng.seed_trial`), and is dealt
 out afresh from the written slots (C-6).  :func:`replay` plays it again through
 :func:`kernels.coe5_battle_ref.replay_battle`, whose log records every event
 without drawing a number, so the replay ends exactly as the batch run counted
@@ -212,7 +213,7 @@ def play_logged(battles: _Battles, ss: np.random.SeedSequence, battle: int, rows
         log = np.zeros((rows, G.N_COLS), np.int64)
         dbg = np.zeros((battles.n_units, N_DEBUG), np.int64)
         dealt = np.zeros(2, np.int64)
-        outcome, rounds = replay_battle(  # its place in its chunk, as the batch seeds it
+        outcome, rounds = replay_battle(
             key, battle % BATTLE_CHUNK, battles.U, battles.W, d.itype, d.iside, d.ipart, d.x, d.y,
             battles.shuffle_idx, battles.shuffle_bounds, battles.width, battles.length,
             d.wall_col, battles.fort, battles.siege, battles.params, battles.max_weapons,

@@ -120,7 +120,7 @@ def play_logged(C, B, Q, ss: np.random.SeedSequence, index: int, rows: int = 0):
         log = np.zeros((rows, G.N_COLS), np.int64)
         S = np.zeros((N_S, C.shape[1]), np.int64)
         E = np.zeros((2, F.N_EVENTS), np.int64)
-        outcome, rounds = replay_fight(key, index, C, B, Q, log, S, E)
+        outcome, rounds = replay_fight(key, index % FIGHT_CHUNK, C, B, Q, log, S, E)
         used = int(log[0, G.H_COUNT])
         if used < rows:
             return int(outcome), int(rounds), log[1 : used + 1], S, E
