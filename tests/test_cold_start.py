@@ -29,18 +29,29 @@ def test_closed_form_wilson_equals_scipys(n, level):
 
 
 def test_matchup_command_imports_only_what_it_needs():
-    # The command's start is import time plus loading the one kernel it runs: the
-    # reference kernel is for tests, benchmarks and replays.  (pandas, matplotlib,
-    # SciPy's stats and the SF package still load: montecarlo/__init__.py needs
-    # montecarlo.sf first, and montecarlo.paired imports scipy.stats.)
+    # The command's start is import time plus loading one cached kernel: pandas,
+    # matplotlib, SciPy's stats, the SF package and the reference battle kernel
+    # took about a second of it before issue 13.
     code = (
         "import sys\n"
         "from montecarlo.cli import main\n"
         "main(['matchup', 'pikeman:2', 'pikeman:2', '--trials', '64', '--seed', '1'])\n"
-        "heavy = ('kernels.coe5_battle_ref',)\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy.stats', 'montecarlo.sf',\n"
+        "         'kernels.coe5_battle_ref', 'kernels.sf_fight')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout  # fmt: skip
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_compare_modules_load_after_the_sf_package():
+    # montecarlo.sf <-> montecarlo.compare <-> montecarlo.scenarios is an import
+    # cycle that resolves only with montecarlo.sf first (montecarlo/__init__.py).
+    for module in ("montecarlo.compare", "montecarlo.scenarios", "montecarlo.sensitivity"):
+        code = f"import {module}, montecarlo as mc; print(callable(mc.compare), mc.sf.compare)"
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout  # fmt: skip
+        assert out.startswith("True <function sf_compare")
