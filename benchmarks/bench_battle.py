@@ -9,6 +9,15 @@ Run: ``python benchmarks/bench_battle.py``.
 With ``--baseline DIR`` (another checkout, e.g. ``main``'s) it also times that
 tree's kernel on one thread, in a subprocess, alternating with this one, and
 reports the ratio: a before/after check in the same run on the same machine.
+
+Issue 13 (``--index`` runs only this part and rewrites only its section of
+``results/battle.md``): battles per second of the indexed kernel against the
+reference kernel (``kernels/coe5_battle_ref.py``, the scan of every unit) in
+the same process; time per battle against army size at a fixed density with a
+log-log fit of the growth; the cost of one ``seed_trial`` (the per-battle
+stream of issue 12) as a share of a battle; and the cold and warm start of
+``montecarlo matchup pikeman:10 knight:3 --trials 2000`` as whole processes,
+cold with a fresh ``NUMBA_CACHE_DIR``, for this tree and for ``--baseline``.
 """
 
 from __future__ import annotations
@@ -16,13 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numba
-from _common import plain_python_rate, write_table
+import numpy as np
+from _common import RESULTS, plain_python_rate, write_table
 
+from kernels.rng import seed_trial
 from montecarlo.coe5.battle import matchup
 
 SCENARIOS = [
@@ -72,10 +86,185 @@ def python_rate(att: str, dfd: str, trials: int) -> float:
     return plain_python_rate("from montecarlo.coe5.battle import matchup", call, trials)
 
 
+#: (name, attacker, defender, trials, options, target ratio) for issue 13.
+INDEX_CASES = [
+    ("1v1 pikemen", "pikeman:1", "pikeman:1", 20_000, {}, 2.0),
+    ("10 militia v 3 knights", "militia:10", "knight:3", 10_000, {}, None),
+    ("50v50 with archers", "militia:30,archer:20", "heavy infantry:30,archer:20", 1_000, {},
+     2.0),
+    ("70v70 on 20x30", "militia:50,archer:20", "pikeman:50,archer:20", 200,
+     {"width": 20, "length": 30}, None),
+    ("200v200 on 30x40", "militia:150,archer:50", "heavy infantry:150,archer:50", 24,
+     {"width": 30, "length": 40}, 10.0),
+]  # fmt: skip
+
+
+def kernel_rate(att: str, dfd: str, trials: int, reference: bool, **options) -> float:
+    """One-thread battles per second of the indexed or the reference kernel (best of 2).
+
+    Seed 1 for both: the very same battles (``tests/test_coe5_indexed.py``).
+    """
+    matchup(att, dfd, trials=8, seed=0, threads=1, progress=False, _reference=reference,
+            **options)  # fmt: skip
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        matchup(att, dfd, trials=trials, seed=1, threads=1, progress=False,
+                _reference=reference, **options)  # fmt: skip
+        best = min(best, time.perf_counter() - t0)
+    return trials / best
+
+
+CLI = ["-m", "montecarlo", "matchup", "pikeman:10", "knight:3", "--trials", "2000"]
+
+
+def cli_seconds(tree: str, cache_dir: str) -> float:
+    """Wall time of the matchup command as a whole process, run from checkout ``tree``."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONWARNINGS="ignore", PYTHONPATH=tree)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, *CLI], env=env, cwd=tree, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def cold_and_warm(tree: str) -> tuple[float, float]:
+    """Cold start (a fresh Numba cache directory) and best-of-3 warm start of ``tree``.
+
+    The tree's own ``__pycache__`` Numba files are removed first, so the cold
+    run compiles everything its command needs.
+    """
+    for pattern in ("*.nbi", "*.nbc"):
+        for f in Path(tree).rglob(pattern):
+            f.unlink()
+    cache = tempfile.mkdtemp(prefix="mc-cold-")
+    try:
+        cold = cli_seconds(tree, cache)
+        warm = min(cli_seconds(tree, cache) for _ in range(3))
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return cold, warm
+
+
+@numba.njit(cache=True)
+def _seed_loop(key, n, s):
+    acc = np.uint64(0)
+    for t in range(n):
+        seed_trial(key, t, s)
+        acc ^= s[0]
+    return acc
+
+
+def seed_trial_seconds() -> float:
+    """Seconds per call of ``kernels.rng.seed_trial`` (best of 5 loops of 10⁶)."""
+    key = np.array([1, 2, 3, 4], np.uint64)
+    s = np.empty(4, np.uint64)
+    n = 1_000_000
+    _seed_loop(key, 10, s)
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        _seed_loop(key, n, s)
+        best = min(best, time.perf_counter() - t0)
+    return best / n
+
+
+def index_section(baseline: str | None) -> list[str]:
+    """Issue 13: indexed against reference, growth, per-battle streams, cold and warm start."""
+    lines = [
+        INDEX_TITLE,
+        "",
+        "Indexed kernel against the reference kernel (scan of every unit, "
+        "`kernels/coe5_battle_ref.py`), one thread, same process, same battles, best of 2:",
+        "",
+        "| scenario | reference battles/s | indexed battles/s | ratio | target | "
+        "seed_trial share |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    per_seed = seed_trial_seconds()
+    for name, att, dfd, trials, options, target in INDEX_CASES:
+        ref = kernel_rate(att, dfd, max(2, trials // 2), True, **options)
+        fast = kernel_rate(att, dfd, trials, False, **options)
+        want = f"≥ {target:g}×" if target else ""
+        share = per_seed * fast
+        lines.append(f"| {name} | {ref:,.0f} | {fast:,.0f} | {fast / ref:.2f}× | {want} | "
+                     f"{share * 100:.2g}% |")  # fmt: skip
+        print(lines[-1], flush=True)
+    lines += [
+        "",
+        f"`seed_trial` (each battle's own stream, issue 12) costs {per_seed * 1e9:.0f} ns a "
+        "call in a Numba loop; the last column is that as a share of one indexed battle.",
+        "",
+        "Time per battle against army size, militia against militia at a fixed density "
+        "(about 3 tiles per unit):",
+        "",
+        "| units a side | grid | indexed ms/battle | reference ms/battle | ratio | "
+        "mean rounds | indexed µs per unit-round |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    sizes, t_fast, t_ref, t_unit_round = [], [], [], []
+    for n in (10, 25, 50, 100, 200):
+        width = max(4, round((6 * n / 1.5) ** 0.5))
+        length = max(8, round(6 * n / width))
+        trials = max(8, 4_000 // n)
+        opts = {"width": width, "length": length}
+        army = f"militia:{n}"
+        fast = 1e3 / kernel_rate(army, army, trials, False, **opts)
+        ref = 1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts)
+        rounds = matchup(army, army, trials=trials, seed=1, progress=False, **opts).rounds_mean()[0]
+        per_unit_round = fast * 1e3 / (2 * n * rounds)
+        sizes.append(n)
+        t_fast.append(fast)
+        t_ref.append(ref)
+        t_unit_round.append(per_unit_round)
+        lines.append(f"| {n} | {width}×{length} | {fast:.3f} | {ref:.3f} | {ref / fast:.2f}× | "
+                     f"{rounds:.1f} | {per_unit_round:.3f} |")  # fmt: skip
+        print(lines[-1], flush=True)
+    k_fast = np.polyfit(np.log(sizes), np.log(t_fast), 1)[0]
+    k_ref = np.polyfit(np.log(sizes), np.log(t_ref), 1)[0]
+    k_unit = np.polyfit(np.log(sizes), np.log(t_unit_round), 1)[0]
+    lines += [
+        "",
+        f"Log-log fit, time per battle ∝ n^k: indexed k = {k_fast:.2f}, reference k = "
+        f"{k_ref:.2f} (target: about linear, k ≈ 1).  Battles also last longer as armies "
+        f"grow (the rounds column): per unit and round the indexed kernel's time grows as "
+        f"n^{k_unit:.2f}.",
+        "",
+        f"`montecarlo {' '.join(CLI[2:])}` as a whole process: cold start with a fresh "
+        "`NUMBA_CACHE_DIR` (target ≤ 10 s), warm start best of 3 (target ≤ 0.8 s):",
+        "",
+        "| tree | cold start | warm start |",
+        "|---|---:|---:|",
+    ]
+    trees = [(f"before (`{baseline}`)", baseline)] if baseline else []
+    trees.append(("this tree", str(Path(__file__).resolve().parents[1])))
+    for label, tree in trees:
+        cold, warm = cold_and_warm(tree)
+        lines.append(f"| {label} | {cold:.1f} s | {warm:.2f} s |")
+        print(lines[-1], flush=True)
+    lines.append("")
+    lines.append(f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f}.")
+    return lines
+
+
+INDEX_TITLE = "## Issue 13: indexed battle kernel, growth, cold start"
+
+
+def write_index_section(lines: list[str]) -> None:
+    """Replace the issue 13 section of ``results/battle.md`` and keep the rest."""
+    path = RESULTS / "battle.md"
+    text = path.read_text() if path.exists() else ""
+    head = text.split(INDEX_TITLE)[0].rstrip("\n")
+    write_table("battle", [head, "", *lines] if head else lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="another checkout to compare with, one thread")
+    parser.add_argument("--index", action="store_true",
+                        help="only the issue 13 part: indexed against reference")  # fmt: skip
     args = parser.parse_args()
+    if args.index:
+        write_index_section(index_section(args.baseline))
+        return
     all_threads = numba.config.NUMBA_NUM_THREADS
     lines = [
         f"CoE5 battles per second (best of 2); {all_threads} threads available.",
@@ -126,7 +315,7 @@ def main() -> None:
     ]
     if args.baseline:
         lines += versus
-    write_table("battle", lines)
+    write_table("battle", [*lines, "", *index_section(args.baseline)])
 
 
 if __name__ == "__main__":

@@ -1,35 +1,57 @@
-"""One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its batch driver.
+"""One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its chunk driver.
 
 ``play_battle`` plays one battle from packed unit tables and a random stream;
-``run_battles`` plays chunks of battles in ``prange`` and aggregates outcome
-counts and histograms per chunk, so memory stays bounded for any trial count.
+``run_chunks`` plays a range of chunks of battles (releasing the GIL, so the
+caller runs chunks on a thread pool) and aggregates outcome counts and
+histograms per chunk, so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
-``replay_battle`` plays one battle of a run again with an event log
-(:mod:`kernels.coe5_log`); the batch path passes no log and compiles none.
 
 Unit instances are deployment slots, ordered attacker first, front to back;
-C-8.3's movement order is built from it (``_move_order``).  Each battle deals the unit types
-out to the slots of each role afresh (C-6), so the written order of an army
-does not matter.  Positions are (x, y) = (column, row).
+C-8.3's movement order is built from it (``_move_order``).  Each battle deals
+the unit types out to the slots of each role afresh (C-6), so the written
+order of an army does not matter.  Positions are (x, y) = (column, row).
+
+Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
+unit on each tile (dead and routed units leave it), so the searches for
+enemies look at tiles near a unit instead of at every unit: the targets of a
+shot (C-5.1) by the box of tiles within range, fear (C-8.5) by the 8 tiles
+around, and the nearest enemy (C-8.3) by a per-side distance field.  Each
+search lists the enemies it finds, sorts them by unit number and draws among
+them exactly as the scan of every unit in :mod:`kernels.coe5_battle_ref`
+does (that scan meets them in unit order): the same draws from the stream in
+the same order, so every battle is the same, bit for bit.  When the tiles to
+look at outnumber the units, a search scans the units instead; that choice
+changes only the cost, never a result.
+
+C-8.3 with the index.  ``field[e]`` is the Chebyshev distance from every tile
+to the nearest living unit of side e (an exact two-pass distance transform,
+the same as a multi-source breadth-first search with king's steps).  A mover
+reads its nearest distance d off its tile, lists the enemies on the ring of
+tiles at distance d, sorts them by unit number, and draws one with
+``bounded(s, k)`` exactly as the reference (a lone enemy, or
+``random_nearest`` off: the first, with no draw).  [default] simultaneous
+moves: at the start of each sweep the positions (``qx, qy``) and the
+occupancy (``qgrid``) are copied and both fields describe that snapshot; a
+side's moves during the sweep only mark its field for rebuilding at the next
+sweep, while the live ``grid`` decides which tiles are free to step on.  With
+``simultaneous_moves`` off the movers choose from the live positions, and a
+side's field is rebuilt before the next mover that looks at it after a unit
+of that side moved.  Deaths and routs happen outside movement, so both fields
+are rebuilt (lazily) at each movement step.  The movers come in
+``_move_order`` (paired ranks, or all attackers first) as in the reference.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
-from kernels import coe5_log as G
 from kernels import coe5_rules as R
-from kernels.coe5_damage import (
-    N_TRACE,
-    TR_ETHEREAL,
-    ethereal_applies,
-    hit_damage,
-    hit_trace,
-    vulnerable_to,
-)
+from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
 
@@ -61,13 +83,56 @@ S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 
+# Integer arguments as plain int64 scalars.  A literal such as ``0`` at a call
+# site is typed Literal[int](0), and Numba compiles the callee once more for it:
+# each extra specialisation of a helper cost seconds of a cold start (issue 13).
+ZERO = np.int64(0)
+ONE = np.int64(1)
+NEAR = np.bool_(False)  # _strike: not beyond half the range (C-5.3)
+TWO = np.int64(2)
+IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
+ANYWHERE = np.int64(1 << 30)
 
-@njit(error_model="numpy")
+#: Distance fields are used when units² ≥ this × tiles (a matter of cost only).
+FIELD_MIN = 1
+
+
+@intrinsic
+def _borrowed(typingctx, arr):
+    """The array ``arr`` without its reference count: a view the caller keeps alive.
+
+    Numba counts references to an array atomically each time it is passed to a
+    function or bound to a variable; in a battle, with some twenty arrays per
+    call and calls per unit per round, those atomic counts took half the time
+    (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
+    counted.  The caller must keep ``arr`` itself alive while the view is used.
+    """
+
+    def codegen(context, builder, sig, args):
+        view = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+
+    return arr(arr), codegen
+
+
+@njit(forceinline=True, error_model="numpy")
 def _cheb(x0, y0, x1, y1):
     return max(abs(x0 - x1), abs(y0 - y1))
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
+def _copy(dst, src):
+    """``dst[:] = src`` for 1-D int64 arrays of one length, as a plain loop.
+
+    Numba's array-to-array slice assignment compiles a broadcasting check with
+    string formatting for its error message: seconds of a cold start, per shape.
+    """
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit(forceinline=True, error_model="numpy")
 def _sign(v):
     if v > 0:
         return 1
@@ -76,7 +141,7 @@ def _sign(v):
     return 0
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -84,7 +149,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -92,58 +157,40 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     removed = min(amount, hp[j])
     hp[j] -= amount
     if hp[j] <= 0:
-        _leave(j, DEAD, state, px, py, grid, width, dbg, seq)
+        _leave(j, np.int64(DEAD), state, px, py, grid, width, dbg, seq)
     return removed
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
-            P, dbg, seq, log):  # fmt: skip
-    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4); ``log`` as in play_battle."""
+            P, dbg, seq):  # fmt: skip
+    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4)."""
     ti = itype[i]
     tj = itype[j]
     dbg[i, D_LAST_ACT_SEQ] = seq
     flags = W[L.W_FLAGS, w]
     if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
         cloud[px[j] * width + py[j]] = w
-        if log is not None:
-            G.emit_tile(log, G.EV_CLOUD, i, j, w, px[j], py[j], px[j], py[j])
         return
     dtype = W[L.W_TYPE, w]
     if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
-        if log is not None:
-            _log_paralysis(s.copy(), log, i, w, j, U, W, tj, hp, paralysed)
         if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
             return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
-        if not resists(s, U[L.U_MR, tj], NORMAL):
+        if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
             paralysed[j] = 1
         return
     strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
     wall = fort if siege and px[j] == wall_col else 0  # C-3 step 4
     cannot_move = stunned[j] != 0 or paralysed[j] != 0
     far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
-    if log is not None:  # the same draws on a copy of the stream, step by step
-        trace = np.zeros(N_TRACE, np.int64)
-        hit_trace(s.copy(), W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code,
-                  trace)  # fmt: skip
-        before = G.status_bits(j, burning, frozen, stunned, paralysed, decaying)
     dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
-    if log is not None:
-        lost = dmg if dmg >= 1 and dtype != L.T_POISON else 0
-        G.emit_hit(log, i, j, w, dmg, max(hp[j] - lost, 0), trace)
     if dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
-        if log is not None:
-            if dmg > 0:
-                G.emit(log, G.EV_EFFECT_ON, i, j, w, dmg, hp[j], G.E_POISON)
         poison[j] += dmg
         return
     if dmg < 1:
         return
     dealt[iside[i]] += _lose_hp(j, dmg, hp, state, px, py, grid, width, dbg, seq)
-    if log is not None:
-        if state[j] != ALIVE:
-            G.emit(log, G.EV_DEATH, i, j, w, 0, 0, 0)
     if state[j] != ALIVE:
         return
     if dtype == L.T_FIRE:  # C-4.2
@@ -153,58 +200,71 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         if chance(s, P[R.FREEZE_CHANCE]):
             frozen[j] = 1
     elif dtype == L.T_SHOCK:  # C-4.4: an MR check or a strength check (C-2.3) avoids it
-        if not resists(s, U[L.U_MR, tj], NORMAL):
+        if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
             # C-4.3: a frozen unit checks with 1 less strength
             if not check_roll(s, np.int64(P[R.STRENGTH_CHECK])) < U[L.U_STR, tj] - frozen[j]:
                 stunned[j] = 1
     elif dtype == L.T_DECAY:  # C-4.8
         decaying[j] = 1
-    if log is not None:
-        G.emit_status(log, i, j, before, burning, frozen, stunned, paralysed, decaying)
 
 
-@njit(error_model="numpy")
-def _log_paralysis(s, log, i, w, j, U, W, tj, hp, paralysed):
-    """Log a paralysing hit (C-4.9), drawing on ``s``, a copy of the battle's stream.
+@njit(forceinline=True, error_model="numpy")
+def _unit_order(cand, k):
+    """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
 
-    Mirrors :func:`_strike`'s two draws: the ethereal check, then the MR check.
+    Shell sort with halving gaps (insertion sort when k < 16): the numbers are
+    distinct, so any sort gives the same order, and this one compiles in a
+    fraction of the time of Numba's ``ndarray.sort`` (cold start, issue 13).
     """
-    trace = np.zeros(N_TRACE, np.int64)
-    if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
-        trace[TR_ETHEREAL] = 1
-        G.emit_hit(log, i, j, w, 0, hp[j], trace)
-        return
-    G.emit_hit(log, i, j, w, 0, hp[j], trace)
-    if resists(s, U[L.U_MR, tj], NORMAL):
-        G.emit(log, G.EV_RESISTED, i, j, w, 0, hp[j], G.E_PARALYSED)
-    elif not paralysed[j]:
-        G.emit(log, G.EV_EFFECT_ON, i, j, w, 0, hp[j], G.E_PARALYSED)
+    gap = k // 2 if k >= 16 else 1
+    while gap > 0:
+        for a in range(gap, k):
+            v = cand[a]
+            b = a - gap
+            while b >= 0 and cand[b] > v:
+                cand[b + gap] = cand[b]
+                b -= gap
+            cand[b + gap] = v
+        gap //= 2
 
 
-@njit(error_model="numpy")
-def _log_loss(log, j, amount, hp, state, effect):
-    """Log HP lost to an ongoing effect (C-4, C-8.1), and the death it caused."""
-    G.emit(log, G.EV_DAMAGE, -1, j, -1, amount, max(hp[j], 0), effect)
-    if state[j] == DEAD:
-        G.emit(log, G.EV_DEATH, -1, j, -1, 0, 0, effect)
+@njit(forceinline=True, error_model="numpy")
+def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
+    """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
-
-@njit(error_model="numpy")
-def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
-    """A random living enemy of i at Chebyshev distance lo..hi, or -1."""
+    The candidates are the living enemies in unit order, one drawn with
+    ``bounded(s, k)``.  They are read off the tiles of the box within ``hi``
+    of i when that box has fewer tiles than there are units, else found by
+    scanning the units; either way the same list in the same order.
+    """
+    x = px[i]
+    y = py[i]
+    x0 = max(0, x - hi)
+    x1 = min(length - 1, x + hi)
+    y0 = max(0, y - hi)
+    y1 = min(width - 1, y + hi)
     k = 0
-    for j in range(iside.shape[0]):
-        if state[j] == ALIVE and iside[j] != iside[i]:
-            d = _cheb(px[i], py[i], px[j], py[j])
-            if lo <= d <= hi:
-                cand[k] = j
-                k += 1
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < iside.shape[0]:
+        for ax in range(x0, x1 + 1):
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                if j >= 0 and iside[j] != iside[i] and lo <= _cheb(x, y, ax, ay):
+                    cand[k] = j
+                    k += 1
+        _unit_order(cand, np.int64(k))
+    else:
+        for j in range(iside.shape[0]):
+            if state[j] == ALIVE and iside[j] != iside[i]:
+                d = _cheb(x, y, px[j], py[j])
+                if lo <= d <= hi:
+                    cand[k] = j
+                    k += 1
     if k == 0:
         return -1
     return cand[bounded(s, k)]
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
     k = 0
@@ -221,7 +281,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -229,16 +289,121 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(inline="always", error_model="numpy")
-def _nearest_enemy(s, i, iside, state, px, py, P, cand):
+@njit(forceinline=True, error_model="numpy")
+def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
+    """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
+
+    Returns ``(k, tiles)``: how many enemies, and how many tiles were looked at.
+    """
+    x = px[i]
+    y = py[i]
+    k = 0
+    tiles = 0
+    y0 = max(0, y - r)
+    y1 = min(width - 1, y + r)
+    for ax in (x - r, x + r):  # the two columns at distance r, whole
+        if 0 <= ax < length:
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                tiles += 1
+                if j >= 0 and iside[j] != iside[i]:
+                    cand[k] = j
+                    k += 1
+    x0 = max(0, x - r + 1)
+    x1 = min(length - 1, x + r - 1)
+    for ay in (y - r, y + r):  # the two rows at distance r, between those columns
+        if 0 <= ay < width:
+            for ax in range(x0, x1 + 1):
+                j = grid[ax * width + ay]
+                tiles += 1
+                if j >= 0 and iside[j] != iside[i]:
+                    cand[k] = j
+                    k += 1
+    return k, tiles
+
+
+@njit(forceinline=True, error_model="numpy")
+def _pick_nearest(s, cand, k, P):
+    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
+
+    Drawn at random, or the lowest-numbered with ``RANDOM_NEAREST`` off; a
+    lone candidate costs no draw.
+    """
+    if k == 1 or P[R.RANDOM_NEAREST] == 0:
+        return cand[0]
+    return cand[bounded(s, k)]
+
+
+@njit(error_model="numpy")
+def distance_field(side, iside, state, px, py, width, length, dist):
+    """Chebyshev distance from every tile to the nearest living unit of ``side``.
+
+    A multi-source breadth-first search with king's steps, done as the classic
+    two-pass distance transform (each pass takes the four neighbours already
+    visited), which is exact for the Chebyshev metric.  ``1 << 30`` where
+    ``side`` has no living unit.
+    """
+    big = 1 << 30
+    dist[:] = big
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] == side:
+            dist[px[j] * width + py[j]] = 0
+    for x in range(length):  # forward pass: neighbours before (x, y)
+        for y in range(width):
+            t = x * width + y
+            d = dist[t]
+            if y > 0:
+                d = min(d, dist[t - 1] + 1)
+            if x > 0:
+                b = t - width
+                d = min(d, dist[b] + 1)
+                if y > 0:
+                    d = min(d, dist[b - 1] + 1)
+                if y < width - 1:
+                    d = min(d, dist[b + 1] + 1)
+            dist[t] = d
+    for x in range(length - 1, -1, -1):  # backward pass: neighbours after (x, y)
+        for y in range(width - 1, -1, -1):
+            t = x * width + y
+            d = dist[t]
+            if y < width - 1:
+                d = min(d, dist[t + 1] + 1)
+            if x < length - 1:
+                b = t + width
+                d = min(d, dist[b] + 1)
+                if y > 0:
+                    d = min(d, dist[b - 1] + 1)
+                if y < width - 1:
+                    d = min(d, dist[b + 1] + 1)
+            dist[t] = d
+
+
+@njit(forceinline=True, error_model="numpy")
+def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
     [default] Among equally near enemies one is drawn at random; with
     ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+
+    With a distance field of the enemy side (``dist``, tiles, or empty when
+    the battle is too small to be worth one) the nearest distance is read off
+    i's tile, and the enemies at it off the ring of tiles at that distance;
+    sorted by unit number they are the very list the scan of all units makes,
+    and the draw is the same.  When the ring has more tiles than there are
+    units, the units are scanned instead.
     """
+    n = iside.shape[0]
+    if dist.shape[0] > 0:
+        dmin = dist[px[i] * width + py[i]]
+        if dmin >= 1 << 30:
+            return -1, 1 << 30
+        if 8 * dmin < n:
+            k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
+            _unit_order(cand, np.int64(k))
+            return _pick_nearest(s, cand, np.int64(k), P), dmin
     k = 0
     dmin = 1 << 30
-    for j in range(iside.shape[0]):
+    for j in range(n):
         if state[j] == ALIVE and iside[j] != iside[i]:
             d = _cheb(px[i], py[i], px[j], py[j])
             if d < dmin:
@@ -249,9 +414,7 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
                 k += 1
     if k == 0:
         return -1, dmin
-    if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        return cand[0], dmin
-    return cand[bounded(s, k)], dmin
+    return _pick_nearest(s, cand, np.int64(k), P), dmin
 
 
 @njit(error_model="numpy")
@@ -273,7 +436,7 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     return cand[bounded(s, k)], dmin
 
 
-@njit(inline="always", error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
@@ -286,7 +449,7 @@ def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     return False
 
 
-@njit(inline="always", error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
@@ -318,15 +481,17 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     grid[nx * width + ny] = i
 
 
-@njit(error_model="numpy")
-def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege, wall_col,
-          P, cand):  # fmt: skip
+@njit(forceinline=True, error_model="numpy")
+def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
+          wall_col, dist, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
-    The unit chooses from the positions ``qx, qy`` (see :func:`play_battle`);
-    only the occupancy ``grid`` is live, so earlier movers keep their tiles.
+    The unit chooses from the positions ``qx, qy`` and their occupancy
+    ``qgrid`` (see :func:`play_battle`); only the occupancy ``grid`` it steps
+    on is live, so earlier movers keep their tiles.  ``dist`` is the distance
+    field of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, P, cand)
+    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
     if j < 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -377,7 +542,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
 
     It stays where it is when that enemy has no free tile around it.
     """
-    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width, length, cand)
     if j < 0:
         return
     k = 0
@@ -405,7 +570,7 @@ def _clear_clouds(s, cloud, P):
 
 
 @njit(error_model="numpy")
-def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq, log):
+def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq):
     """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
 
     [default] ``FEAR_EACH``: one check per adjacent fear unit, against that
@@ -419,17 +584,14 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
             fear = U[L.U_FEAR, itype[i]]
             if state[i] != ALIVE or fear == 0:
                 continue
-            for j in range(n):
-                if state[j] == ALIVE and iside[j] != iside[i]:
-                    if _cheb(px[i], py[i], px[j], py[j]) == 1:
-                        failed = fails_morale(s, U[L.U_MORALE, itype[j]], base + fear)
-                        if log is not None:
-                            G.emit(log, G.EV_FEAR, i, j, -1, base + fear, 0, failed)
-                        if failed:
-                            seq += 1
-                            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
-                            if log is not None:
-                                G.emit(log, G.EV_ROUT, i, j, -1, 0, 0, 0)
+            # The enemies around i, in the unit order of a scan of all units.
+            k = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
+            _unit_order(cand, np.int64(k))
+            for q in range(k):
+                j = cand[q]
+                if fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
+                    seq += 1
+                    _leave(j, np.int64(ROUTED), state, px, py, grid, width, dbg, seq)
         return seq
     for j in range(n):
         if state[j] != ALIVE:
@@ -438,61 +600,34 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
         fear = 0
         for q in range(k):
             fear = max(fear, U[L.U_FEAR, itype[cand[q]]])
-        if fear == 0:
-            continue
-        failed = fails_morale(s, U[L.U_MORALE, itype[j]], base + fear)
-        if log is not None:
-            scary = _most_fearsome(U, itype, cand, k)
-            G.emit(log, G.EV_FEAR, scary, j, -1, base + fear, 0, failed)
-        if failed:
+        if fear > 0 and fails_morale(s, U[L.U_MORALE, itype[j]], base + fear):
             seq += 1
-            _leave(j, ROUTED, state, px, py, grid, width, dbg, seq)
-            if log is not None:
-                G.emit(log, G.EV_ROUT, scary, j, -1, 0, 0, 0)
+            _leave(j, np.int64(ROUTED), state, px, py, grid, width, dbg, seq)
     return seq
 
 
 @njit(error_model="numpy")
-def _most_fearsome(U, itype, cand, k):
-    """The first of the k units in ``cand`` with the highest fear (for the log)."""
-    best = cand[0]
-    for q in range(1, k):
-        if U[L.U_FEAR, itype[cand[q]]] > U[L.U_FEAR, itype[best]]:
-            best = cand[q]
-    return best
-
-
-@njit(error_model="numpy")
 def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
-             burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq, log):  # fmt: skip
+             burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq):  # fmt: skip
     """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
-    G.step(log, 9)
     for i in range(itype.shape[0]):
         if state[i] != ALIVE:
             continue
         ti = itype[i]
-        if log is not None:
-            before = G.status_bits(i, burning, frozen, stunned, paralysed, decaying)
         if burning[i]:  # C-4.2: fire damage reduced by fire resistance, not armour
             d = oed(s, np.int64(P[R.BURN_DIE]))
             if vulnerable_to(U, ti, L.T_FIRE):  # doubled on fire-vulnerable units
                 d *= 2
             d = (d * (100 - U[L.U_RES0 + L.T_FIRE, ti])) // 100
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
-            if log is not None:
-                _log_loss(log, i, d, hp, state, G.E_BURNING)
             if chance(s, P[R.BURN_STOP]):
                 burning[i] = 0
         if poison[i] > 0 and state[i] == ALIVE:  # C-4.5
             d = max(1, poison[i] // np.int64(P[R.POISON_DIVISOR]))
             poison[i] -= d
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
-            if log is not None:
-                _log_loss(log, i, d, hp, state, G.E_POISON)
         if decaying[i] and state[i] == ALIVE:  # C-4.8
-            _lose_hp(i, 1, hp, state, px, py, grid, width, dbg, seq)
-            if log is not None:
-                _log_loss(log, i, 1, hp, state, G.E_DECAY)
+            _lose_hp(i, ONE, hp, state, px, py, grid, width, dbg, seq)
         if state[i] != ALIVE:
             continue
         if frozen[i] and chance(s, P[R.THAW_CHANCE]):
@@ -501,18 +636,10 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             stunned[i] = 0
         if paralysed[i] and chance(s, P[R.PARALYSIS_END]):
             paralysed[i] = 0
-        if log is not None:
-            G.emit_status(log, -1, i, before, burning, frozen, stunned, paralysed, decaying)
         if U[L.U_FLAGS, ti] & L.UF_REGENERATION:  # C-8.9 [default]
-            if log is not None:
-                hp0 = hp[i]
             heal = np.int64(np.ceil(P[R.REGEN_FRACTION] * maxhp[i] - 1e-9))
             hp[i] = min(maxhp[i], hp[i] + heal)
             dbg[i, D_MAX_HP_SEEN] = max(dbg[i, D_MAX_HP_SEEN], hp[i])
-            if log is not None:
-                if hp[i] > hp0:
-                    G.emit(log, G.EV_HEAL, i, i, -1, hp[i] - hp0, hp[i], 0)
-    G.step(log, 10)
     for i in range(itype.shape[0]):  # step 10: clouds
         if state[i] != ALIVE:
             continue
@@ -520,25 +647,15 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
         if w < 0:
             continue
         wall = fort if siege and px[i] == wall_col else 0
-        if log is not None:
-            trace = np.zeros(N_TRACE, np.int64)
-            hit_trace(s.copy(), W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
-                      frozen[i] != 0, 0, trace)  # fmt: skip
-        d = hit_damage(s, W, w, U, itype[i], 0, wall, stunned[i] != 0 or paralysed[i] != 0,
-                       frozen[i] != 0, False)  # fmt: skip
-        if log is not None:
-            lost = d if d >= 1 and W[L.W_TYPE, w] != L.T_POISON else 0
-            G.emit_hit(log, -1, i, w, d, max(hp[i] - lost, 0), trace)
+        d = hit_damage(s, W, w, U, itype[i], ZERO, wall, stunned[i] != 0 or paralysed[i] != 0,
+                       frozen[i] != 0, ZERO)  # fmt: skip
         if W[L.W_TYPE, w] == L.T_POISON:
             poison[i] += d
         else:
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
-            if log is not None:
-                if state[i] == DEAD:
-                    G.emit(log, G.EV_DEATH, -1, i, w, 0, 0, 0)
 
 
-@njit(inline="always", error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
     """True when steps 9-10 can change nothing any more (and would draw no number).
 
@@ -556,7 +673,7 @@ def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, de
     return True
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _side_counts(iside, state):
     a = 0
     b = 0
@@ -589,6 +706,14 @@ def _side_has_weapon_flag(U, W, itype, iside, side, flag):
 
 
 @njit(error_model="numpy")
+def _any_unit_flag(U, itype, flag):
+    for i in range(itype.shape[0]):
+        if U[L.U_FLAGS, itype[i]] & flag:
+            return True
+    return False
+
+
+@njit(error_model="numpy")
 def _any_fear(U, itype):
     for i in range(itype.shape[0]):
         if U[L.U_FEAR, itype[i]] > 0:
@@ -596,9 +721,9 @@ def _any_fear(U, itype):
     return False
 
 
-@njit(inline="always", error_model="numpy")
-def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wall_col,
-                 last_fire, P, cand):  # fmt: skip
+@njit(forceinline=True, error_model="numpy")
+def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
+                 siege, wall_col, last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
 
     C-5.2: a reloading weapon does not fire (the other shots of the round it
@@ -609,14 +734,15 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
     if last_fire[i, k] != rnd and rnd - last_fire[i, k] < W[L.W_RELOAD, w] + 1:
         return -1, False
     r = _eff_range(i, w, W, px, siege, wall_col, P)
-    j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, cand)
+    j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, grid, width, length,
+                      cand)  # fmt: skip
     if j < 0:
         return -1, False
     last_fire[i, k] = rnd
     return j, _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
 
 
-@njit(error_model="numpy")
+@njit(forceinline=True, error_model="numpy")
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -627,25 +753,60 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     """
     if W[L.W_RANGE, w] > 1:
         if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
-            return -1, False  # C-5.5
-        return _ranged_shot(s, i, w, k, rnd, 2, -1, U, W, iside, state, px, py, siege, wall_col,
-                            last_fire, P, cand)  # fmt: skip
+            return -1, NEAR  # C-5.5
+        return _ranged_shot(s, i, w, k, rnd, TWO, IN_RANGE, U, W, iside, state, px, py, grid,
+                            width, length, siege, wall_col, last_fire, P, cand)  # fmt: skip
     k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
     if k_adj == 0:
-        return -1, False
-    return cand[bounded(s, k_adj)], False
+        return -1, NEAR
+    return cand[bounded(s, k_adj)], NEAR
 
 
 @njit(error_model="numpy")
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-                dbg, log):  # fmt: skip
+                dbg, field, qx, qy, qgrid):  # fmt: skip
     """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
 
-    ``log`` is None in batch runs; a replay passes an event buffer
-    (:mod:`kernels.coe5_log`), written without drawing any number from ``s``.
+    ``field`` holds the two sides' distance fields, shape (2, tiles), or (2, 0)
+    to find the nearest enemies by scanning the units.  ``qx, qy`` (units) and
+    ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
     """
+    # Uncounted views of the arrays (see _borrowed); the caller's arrays outlive this call.
+    s = _borrowed(s)
+    U = _borrowed(U)
+    W = _borrowed(W)
+    itype = _borrowed(itype)
+    iside = _borrowed(iside)
+    sx = _borrowed(sx)
+    sy = _borrowed(sy)
+    P = _borrowed(P)
+    hp = _borrowed(hp)
+    maxhp = _borrowed(maxhp)
+    px = _borrowed(px)
+    py = _borrowed(py)
+    state = _borrowed(state)
+    burning = _borrowed(burning)
+    frozen = _borrowed(frozen)
+    stunned = _borrowed(stunned)
+    paralysed = _borrowed(paralysed)
+    decaying = _borrowed(decaying)
+    poison = _borrowed(poison)
+    grid = _borrowed(grid)
+    cloud = _borrowed(cloud)
+    last_fire = _borrowed(last_fire)
+    atk_unit = _borrowed(atk_unit)
+    atk_w = _borrowed(atk_w)
+    atk_slot = _borrowed(atk_slot)
+    atk_key = _borrowed(atk_key)
+    cand = _borrowed(cand)
+    dealt = _borrowed(dealt)
+    dbg = _borrowed(dbg)
+    field = _borrowed(field)
+    qx = _borrowed(qx)
+    qy = _borrowed(qy)
+    qgrid = _borrowed(qgrid)
     n = itype.shape[0]
     grid[:] = -1
     cloud[:] = -1
@@ -670,8 +831,6 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         dbg[i, D_GONE_SEQ] = -1
         dbg[i, D_LAST_ACT_SEQ] = -1
         dbg[i, D_MAX_HP_SEEN] = hp[i]
-    G.at(log, 0, G.STEP_DEPLOY)
-    G.deploy(log, itype, hp, px, py)
     seq = 0
     fatigue_start = np.int64(P[R.FATIGUE_START])
     if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
@@ -680,18 +839,30 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
+    # Distance fields of the two sides pay off once the units outnumber the tiles
+    # of a ring; below that the scan of the units is cheaper (same result).
+    use_field = field.shape[1] > 0
+    no_field = field[0, :0]
     movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
     snapshot = P[R.SIMULTANEOUS_MOVES] != 0
+    if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
+        qx = px
+        qy = py
+        qgrid = grid
+    fast = _any_unit_flag(U, itype, L.UF_FAST)
     early = P[R.TARGET_AT_ORDER] != 0
     atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
     atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
-    qx = np.empty(n, np.int64) if snapshot else px
-    qy = np.empty(n, np.int64) if snapshot else py
+    # stale[e]: side e's field no longer matches the positions movers choose from.
+    # With simultaneous moves a side's moves during a sweep only mark it
+    # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
+    stale = np.ones(2, np.bool_)
+    moved = np.zeros(2, np.bool_)
+    mark = moved if snapshot else stale
 
     # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
     for phase in range(2):
         flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
-        G.at(log, 0, G.STEP_PREBATTLE + phase)
         for i in range(n):
             if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
                 continue
@@ -699,12 +870,13 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             for k in range(U[L.U_NW, ti]):
                 w = U[L.U_W0, ti] + k
                 if W[L.W_FLAGS, w] & flag:
-                    j = _random_enemy(s, i, 0, 1 << 30, iside, state, px, py, cand)
+                    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width,
+                                      length, cand)  # fmt: skip
                     if j >= 0:
                         seq += 1
-                        _strike(s, i, w, j, False, U, W, itype, iside, hp, state, px, py, grid,
+                        _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
                                 cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                paralysed, decaying, poison, dealt, P, dbg, seq, log)  # fmt: skip
+                                paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
 
     if siege and _side_has_weapon_flag(U, W, itype, iside, 0, L.F_SIEGE):
         # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
@@ -712,8 +884,6 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
         lo = 0 if P[R.BOMBARD] != 0 else 2
         for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
-            G.at(log, rnd, G.STEP_SIEGE)
-            G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 0)
             for i in range(n):
                 if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
@@ -724,94 +894,83 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                         continue
                     for _ in range(W[L.W_SHOTS, w]):
                         j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
-                                              py, siege, wall_col, last_fire, P, cand)  # fmt: skip
+                                              py, grid, width, length, siege, wall_col,
+                                              last_fire, P, cand)  # fmt: skip
                         if j >= 0:
                             seq += 1
                             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
                                     cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                    paralysed, decaying, poison, dealt, P, dbg, seq,
-                                    log)  # fmt: skip
+                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
             seq += 1
             _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                      fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq, log)  # fmt: skip
+                     seq)  # fmt: skip
     if siege:
         # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
         tunnellers = np.int64(P[R.TUNNELLERS])
-        G.at(log, 0, G.STEP_TUNNEL)
         for i in range(n):
             if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
                 if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
-                    if log is not None:
-                        x0, y0 = px[i], py[i]
                     _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand)
-                    if log is not None:
-                        G.emit_tile(log, G.EV_MOVE, i, -1, -1, x0, y0, px[i], py[i])
 
     outcome = DRAW
     rounds = 0
     a, b = _side_counts(iside, state)
-    rnd = 1
+    rnd = ONE
     timed_out = False
     while a > 0 and b > 0:
         if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
             timed_out = True
             break
-        G.at(log, rnd, 1)
-        G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 0)
         # 1. battle fatigue: magic damage ignoring armour and shields
         seq += 1
         if rnd >= fatigue_start:
             for i in range(n):
-                if log is not None:
-                    alive = state[i] == ALIVE
                 _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
-                if log is not None:
-                    if alive:
-                        _log_loss(log, i, rnd - fatigue_start + 1, hp, state, G.E_FATIGUE)
         # 2. clouds disperse
-        if log is not None:
-            G.at(log, rnd, 2)
-            cloud_before = cloud.copy()
         if clouds:
             _clear_clouds(s, cloud, P)
         # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
         # C-8.3 [default] simultaneous moves: every unit chooses from where the
-        # enemies stood when the sweep began (qx, qy), so the attacker's earlier
-        # choice of tiles is its only edge: the defender does not also get to see
-        # where the attacker went.  With it off, qx, qy are the live positions.
-        if log is not None:
-            G.clouds_gone(log, cloud_before, cloud, width)
+        # units stood when the sweep began (qx, qy, qgrid and the distance fields
+        # built from them); only the occupancy ``grid`` it steps on is live.
+        stale[:] = True  # deaths and routs since the last movement
         for sweep in range(2):
+            if sweep == 1 and not fast:
+                break  # the second sweep moves fast units only (and draws nothing else)
             if snapshot:
-                qx[:] = px
-                qy[:] = py
+                _copy(qx, px)
+                _copy(qy, py)
+                if use_field:
+                    _copy(qgrid, grid)
+                    for side in range(2):
+                        stale[side] = stale[side] or moved[side]
+                    moved[:] = False
             for i in movers:
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
                 fl = U[L.U_FLAGS, itype[i]]
                 if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
                     continue
-                if log is not None:
-                    G.at(log, rnd, 3 + sweep)
-                    x0, y0 = px[i], py[i]
                 if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
                     if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                         _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                cand)  # fmt: skip
-                        if log is not None:  # C_TARGET -2: it burrowed and surfaced
-                            G.emit_tile(log, G.EV_MOVE, i, -2, -1, x0, y0, px[i], py[i])
-                            x0, y0 = px[i], py[i]
-                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length,
-                      siege, wall_col, P, cand)  # fmt: skip
-                if log is not None:
-                    if px[i] != x0 or py[i] != y0:
-                        G.emit_tile(log, G.EV_MOVE, i, -1, -1, x0, y0, px[i], py[i])
+                        mark[iside[i]] = True
+                e = 1 - iside[i]
+                if use_field and stale[e]:  # the enemies moved, died or routed since
+                    distance_field(e, iside, state, qx, qy, width, length, field[e])
+                    stale[e] = False
+                x0 = px[i]
+                y0 = py[i]
+                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
+                      length, siege, wall_col, field[e] if use_field else no_field, P,
+                      cand)  # fmt: skip
+                if px[i] != x0 or py[i] != y0:
+                    mark[iside[i]] = True
         # 5. fear
-        G.at(log, rnd, 5)
         if fear:
-            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq,
-                        log)  # fmt: skip
+            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)
         # 6-7. attack order: wands first, then initiative, ties at random
         m = 0
         for i in range(n):
@@ -837,7 +996,6 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                     m += 1
         order = np.argsort(atk_key[:m])
         # 8. attacks
-        G.at(log, rnd, 8)
         for q in range(m):
             e = order[q]
             i = atk_unit[e]
@@ -858,38 +1016,29 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             seq += 1
             _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
                     wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
-                    dealt, P, dbg, seq, log)  # fmt: skip
+                    dealt, P, dbg, seq)  # fmt: skip
         # 9-10. ongoing effects and clouds (a settled battle skips the call)
         seq += 1
         if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
                                   paralysed, decaying, poison):  # fmt: skip
             _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                      fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq, log)  # fmt: skip
+                     seq)  # fmt: skip
         a, b = _side_counts(iside, state)
         rounds = rnd
         rnd += 1
     # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
     extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
-    if log is not None:
-        played = 0
-    for x in range(extra):
+    for _ in range(extra):
         if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
                                    paralysed, decaying, poison):  # fmt: skip
             break
         seq += 1
-        if log is not None:  # C_INFO 1: an extra round (C-8.11)
-            G.at(log, rounds + 1 + x, 2)
-            G.emit(log, G.EV_ROUND, -1, -1, -1, 0, 0, 1)
-            cloud_before = cloud.copy()
-            played += 1
         if clouds:
             _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
-        if log is not None:
-            G.clouds_gone(log, cloud_before, cloud, width)
         _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                  fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                 seq, log)  # fmt: skip
+                 seq)  # fmt: skip
     a, b = _side_counts(iside, state)
     if timed_out:
         outcome = DRAW
@@ -899,9 +1048,6 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
         outcome = DEFENDER_WINS
     else:
         outcome = DRAW
-    if log is not None:
-        G.at(log, rounds, 12)
-        G.emit(log, G.EV_END, -1, -1, -1, outcome, 0, played)
     for i in range(n):
         dbg[i, D_HP] = hp[i]
         dbg[i, D_STATE] = state[i]
@@ -934,18 +1080,18 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
             bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
-                shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
-                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
-                keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
-    """Play ``n_trials`` battles in chunks of ``chunk``, one stream per battle.
+@njit(cache=True, nogil=True, error_model="numpy")
+def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
+               shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
+               agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
+               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
+    """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` battles, one stream per battle.
 
-    Battle ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
-    the chunk's key comes from (seed, the run's chunk number) and the index is
-    the battle's place in its chunk, so battle t of a run is a pure function of
-    the seed and t whatever the batches; it can be replayed alone, and variants
-    of a matchup share their random numbers battle by battle.
+    Battle ``k`` of chunk ``c`` (counted from 0 within the chunk) draws from
+    ``seed_trial(states[c], k)``: a pure function of the chunk's key and k, not
+    of how the driver groups chunks into calls (its pacing follows wall time),
+    so a battle can be replayed alone and variants of a matchup share their
+    random numbers battle by battle.
 
     ``itype``, ``ipart`` give the unit type and army part of each slot before
     :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
@@ -954,47 +1100,57 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
     and routed counts, and the sum and sum of squares of damage dealt per side.
     With ``keep`` the ``t_*`` arrays receive one row per trial; with ``debug``
     ``t_debug[trial, unit, :]`` receives the per-unit record (D_* columns).
+
+    It releases the GIL: the caller runs disjoint chunk ranges on a pool of
+    Python threads (``montecarlo.coe5.battle``), each writing only its own
+    chunks' rows, so results do not depend on the thread count.  A thread pool
+    instead of ``parallel=True`` saves the parfor compile (most of a cold start).
     """
     n = itype.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
-    for c in prange(states.shape[0]):
-        s = np.empty(4, np.uint64)
-        btype = itype.copy()
-        bpart = ipart.copy()
-        hp = np.zeros(n, np.int64)
-        maxhp = np.zeros(n, np.int64)
-        px = np.zeros(n, np.int64)
-        py = np.zeros(n, np.int64)
-        state = np.zeros(n, np.int64)
-        burning = np.zeros(n, np.int64)
-        frozen = np.zeros(n, np.int64)
-        stunned = np.zeros(n, np.int64)
-        paralysed = np.zeros(n, np.int64)
-        decaying = np.zeros(n, np.int64)
-        poison = np.zeros(n, np.int64)
-        grid = np.empty(width * length, np.int64)
-        cloud = np.empty(width * length, np.int64)
-        last_fire = np.zeros((n, max_weapons), np.int64)
-        atk_unit = np.zeros(max_attacks, np.int64)
-        atk_w = np.zeros(max_attacks, np.int64)
-        atk_slot = np.zeros(max_attacks, np.int64)
-        atk_key = np.zeros(max_attacks, np.int64)
-        cand = np.zeros(max(n, 9, width), np.int64)
-        dealt = np.zeros(2, np.int64)
-        dbg = np.zeros((n, N_DEBUG), np.int64)
-        n_parts = agg_surv.shape[1]
-        surv = np.zeros(n_parts, np.int64)
-        routed = np.zeros(n_parts, np.int64)
+    s = np.empty(4, np.uint64)
+    btype = itype.copy()
+    bpart = ipart.copy()
+    hp = np.zeros(n, np.int64)
+    maxhp = np.zeros(n, np.int64)
+    px = np.zeros(n, np.int64)
+    py = np.zeros(n, np.int64)
+    state = np.zeros(n, np.int64)
+    burning = np.zeros(n, np.int64)
+    frozen = np.zeros(n, np.int64)
+    stunned = np.zeros(n, np.int64)
+    paralysed = np.zeros(n, np.int64)
+    decaying = np.zeros(n, np.int64)
+    poison = np.zeros(n, np.int64)
+    grid = np.empty(width * length, np.int64)
+    cloud = np.empty(width * length, np.int64)
+    last_fire = np.zeros((n, max_weapons), np.int64)
+    atk_unit = np.zeros(max_attacks, np.int64)
+    atk_w = np.zeros(max_attacks, np.int64)
+    atk_slot = np.zeros(max_attacks, np.int64)
+    atk_key = np.zeros(max_attacks, np.int64)
+    cand = np.zeros(max(n, 9, width), np.int64)
+    dealt = np.zeros(2, np.int64)
+    dbg = np.zeros((n, N_DEBUG), np.int64)
+    tiles = width * length if n * n >= FIELD_MIN * width * length else 0
+    field = np.zeros((2, tiles), np.int64)
+    qx = np.zeros(n, np.int64)
+    qy = np.zeros(n, np.int64)
+    qgrid = np.empty(width * length, np.int64)
+    n_parts = agg_surv.shape[1]
+    surv = np.zeros(n_parts, np.int64)
+    routed = np.zeros(n_parts, np.int64)
+    for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial - c * chunk, s)  # each battle its own stream (issue 12)
-            btype[:] = itype  # from the written slots, so battle t depends on t alone
-            bpart[:] = ipart
+            seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
+            _copy(btype, itype)  # from the written slots, so battle t depends on t alone
+            _copy(bpart, ipart)
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
                 s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
-                None,
+                field, qx, qy, qgrid,
             )  # fmt: skip
             surv[:] = 0
             routed[:] = 0
@@ -1014,41 +1170,10 @@ def run_battles(states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuf
             if keep:
                 t_outcome[trial] = outcome
                 t_rounds[trial] = rounds
-                t_surv[trial, :] = surv
-                t_routed[trial, :] = routed
-                t_dealt[trial, :] = dealt
+                _copy(t_surv[trial], surv)
+                _copy(t_routed[trial], routed)
+                _copy(t_dealt[trial], dealt)
             if debug:
-                dbg[:, D_PART] = bpart
-                t_debug[trial, :, :] = dbg
-
-
-@njit(cache=True, error_model="numpy")
-def replay_battle(key, trial, U, W, itype, iside, ipart, sx, sy, shuffle_idx, shuffle_bounds,
-                  width, length, wall_col, fort, siege, P, max_weapons, max_attacks, log, dbg,
-                  dealt):  # fmt: skip
-    """Play the battle at place ``trial`` of the chunk keyed ``key`` again, logging its events.
-
-    The same stream (``seed_trial(key, trial)``), deal-out and play as in
-    :func:`run_battles`, with the event buffer ``log`` (:mod:`kernels.coe5_log`)
-    passed down.  Returns ``(outcome, rounds)``; ``dbg`` receives the per-unit
-    record (D_* columns, with D_PART) and ``dealt`` the damage dealt per side.
-    """
-    n = itype.shape[0]
-    s = np.empty(4, np.uint64)
-    btype = itype.copy()
-    bpart = ipart.copy()
-    cand = np.zeros(max(n, 9, width), np.int64)
-    seed_trial(key, trial, s)
-    deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
-    outcome, rounds = play_battle(
-        s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.empty(width * length, np.int64),
-        np.empty(width * length, np.int64), np.zeros((n, max_weapons), np.int64),
-        np.zeros(max_attacks, np.int64), np.zeros(max_attacks, np.int64),
-        np.zeros(max_attacks, np.int64), np.zeros(max_attacks, np.int64), cand, dealt, dbg, log,
-    )  # fmt: skip
-    dbg[:, D_PART] = bpart
-    return outcome, rounds
+                for i in range(n):
+                    dbg[i, D_PART] = bpart[i]
+                    _copy(t_debug[trial, i], dbg[i])

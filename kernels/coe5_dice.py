@@ -139,10 +139,10 @@ def soed_sum(s, n, dice):
 def check_roll(s, difficulty):
     """The roll of a check at ``difficulty`` (C-2.1): Easy 1d5, Normal 2d4, Hard 2d6 S-OED."""
     if difficulty == EASY:
-        return soed_sum(s, 5, 1)
+        return soed_sum(s, np.int64(5), np.int64(1))
     if difficulty == HARD:
-        return soed_sum(s, 6, 2)
-    return soed_sum(s, 4, 2)
+        return soed_sum(s, np.int64(6), np.int64(2))
+    return soed_sum(s, np.int64(4), np.int64(2))
 
 
 @njit(forceinline=True, error_model="numpy")

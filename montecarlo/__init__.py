@@ -5,35 +5,132 @@ figure carries its Monte Carlo error.  Rules are cited by their ids, explained
 in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 """
 
-from montecarlo import sf
-from montecarlo.coe5.battle import BattleRules, matchup
-from montecarlo.coe5.damage import damage, hits_to_kill
-from montecarlo.coe5.dice import (
-    Die,
-    check_roll,
-    morale_failure_chance,
-    oed,
-    parse_die,
-    resist_chance,
-    score_oed,
-    score_soed,
-    soed,
-)
-from montecarlo.coe5.duel import DuelResult, duel_exact
-from montecarlo.coe5.replay import Replay, replay
-from montecarlo.coe5.reports import damage_heatmap, damage_table
-from montecarlo.coe5.units import Roster, Unit, Weapon, load_units
-from montecarlo.compare import Comparison, compare
-from montecarlo.distribution import Distribution
-from montecarlo.errors import DataError, InputError
-from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay
-from montecarlo.roundrobin import RoundRobin, round_robin
-from montecarlo.scenarios import Scenario, SFScenario
-from montecarlo.seeding import resolve_seed
-from montecarlo.sensitivity import SensitivityResult, sensitivity
-from montecarlo.solver import Requirement, required_count
-from montecarlo.stats import wilson
-from montecarlo.sweeps import sweep
+import importlib as _importlib
+import importlib.abc as _abc
+import importlib.util as _util
+import sys as _sys
+import types as _types
+
+
+class _AlreadyLoaded(_abc.Loader):
+    """Loader of a module that importing montecarlo.sf has loaded already."""
+
+    def create_module(self, spec):
+        return _sys.modules[spec.name]
+
+    def exec_module(self, module) -> None:
+        pass
+
+
+class _SFFirst(_abc.MetaPathFinder):
+    """Loads montecarlo.sf before montecarlo.compare, .scenarios or .sensitivity.
+
+    montecarlo/sf/__init__.py imports montecarlo.compare, which imports
+    montecarlo.scenarios, which imports montecarlo.sf: a cycle that resolves only
+    when montecarlo.sf comes first.  Importing montecarlo.sf here, at the start,
+    would cost every command pandas, matplotlib and SciPy (about a second, issue
+    13); this finder pays it only when one of the three is imported.
+    """
+
+    NAMES = frozenset({"montecarlo.compare", "montecarlo.scenarios", "montecarlo.sensitivity"})
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in self.NAMES or "montecarlo.sf" in _sys.modules:
+            return None
+        _importlib.import_module("montecarlo.sf")  # loads fullname on its way
+        module = _sys.modules.get(fullname)
+        if module is None:
+            return None
+        # The import system returns the module's own spec when the module exists:
+        # point it at a loader that keeps the module instead of running it again.
+        spec = _util.spec_from_loader(fullname, _AlreadyLoaded(), origin=module.__file__)
+        spec.has_location = True
+        module.__spec__ = spec
+        return spec
+
+
+_sys.meta_path.insert(0, _SFFirst())
+
+
+class _Package(_types.ModuleType):
+    """``montecarlo.compare`` and ``.sensitivity`` name the functions, not their modules.
+
+    Importing a submodule sets it as an attribute of the package; the public
+    functions of the same name take its place, as an eager ``from montecarlo.compare
+    import compare`` would have.
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in ("compare", "sensitivity") and isinstance(value, _types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+# Public names load on first use (PEP 562), so a command pays only for what it
+# touches: SciPy, pandas, matplotlib and the SF package took about a second of
+# every start (issue 13).  ``name: module`` (the module itself for "sf").
+_LAZY = {
+    "sf": "montecarlo.sf",
+    "BattleRules": "montecarlo.coe5.battle",
+    "matchup": "montecarlo.coe5.battle",
+    "damage": "montecarlo.coe5.damage",
+    "hits_to_kill": "montecarlo.coe5.damage",
+    "Die": "montecarlo.coe5.dice",
+    "check_roll": "montecarlo.coe5.dice",
+    "morale_failure_chance": "montecarlo.coe5.dice",
+    "oed": "montecarlo.coe5.dice",
+    "parse_die": "montecarlo.coe5.dice",
+    "resist_chance": "montecarlo.coe5.dice",
+    "score_oed": "montecarlo.coe5.dice",
+    "score_soed": "montecarlo.coe5.dice",
+    "soed": "montecarlo.coe5.dice",
+    "DuelResult": "montecarlo.coe5.duel",
+    "duel_exact": "montecarlo.coe5.duel",
+    "Replay": "montecarlo.coe5.replay",
+    "replay": "montecarlo.coe5.replay",
+    "damage_heatmap": "montecarlo.coe5.reports",
+    "damage_table": "montecarlo.coe5.reports",
+    "Roster": "montecarlo.coe5.units",
+    "Unit": "montecarlo.coe5.units",
+    "Weapon": "montecarlo.coe5.units",
+    "load_units": "montecarlo.coe5.units",
+    "Comparison": "montecarlo.compare",
+    "compare": "montecarlo.compare",
+    "Distribution": "montecarlo.distribution",
+    "DataError": "montecarlo.errors",
+    "InputError": "montecarlo.errors",
+    "plot_exact_vs_sampled": "montecarlo.plotting",
+    "plot_overlay": "montecarlo.plotting",
+    "RoundRobin": "montecarlo.roundrobin",
+    "round_robin": "montecarlo.roundrobin",
+    "Scenario": "montecarlo.scenarios",
+    "SFScenario": "montecarlo.scenarios",
+    "resolve_seed": "montecarlo.seeding",
+    "SensitivityResult": "montecarlo.sensitivity",
+    "sensitivity": "montecarlo.sensitivity",
+    "Requirement": "montecarlo.solver",
+    "required_count": "montecarlo.solver",
+    "wilson": "montecarlo.stats",
+    "sweep": "montecarlo.sweeps",
+}
+
+
+def __getattr__(name: str):
+    """Import a public name on first use and keep it (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'montecarlo' has no attribute {name!r}")
+    value = _importlib.import_module(_LAZY[name])
+    if name != "sf":
+        value = getattr(value, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

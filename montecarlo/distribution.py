@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from kernels.samplers import sample_table
 from montecarlo.driver import Fill, run_fill
@@ -25,6 +24,7 @@ from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, resolve_seed
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.axes import Axes
 
 #: Mass of the right tail that an open-ended distribution may leave out.
@@ -202,6 +202,8 @@ class Distribution:
 
     def to_frame(self) -> pd.DataFrame:
         """A DataFrame with columns ``value``, ``probability``, ``cdf``."""
+        import pandas as pd  # on first use: most commands never build a table
+
         return pd.DataFrame(
             {"value": self.support, "probability": self._pmf, "cdf": self._cdf},
         )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
-import pandas as pd
-from matplotlib.axes import Axes
+
+if TYPE_CHECKING:  # matplotlib loads only for a plot (issue 13: start time)
+    import pandas as pd
+    from matplotlib.axes import Axes
 
 from montecarlo.stats import wilson
 
@@ -43,19 +45,25 @@ class OutcomeRates:
 
     def to_frame(self) -> pd.DataFrame:
         """Outcome table: count, rate and 95% Wilson interval per outcome."""
+        import pandas as pd  # on first use: a text summary needs no table
+
+        return pd.DataFrame(self._outcome_rows())
+
+    def _outcome_rows(self) -> list[dict]:
+        """The rows of :meth:`to_frame`."""
         rows = []
         for key, label in self.LABELS.items():
             lo, hi = self.interval(key)
             rows.append({"outcome": label, "count": self.counts[key], "rate": self.rate(key),
                          "ci_low": lo, "ci_high": hi})  # fmt: skip
-        return pd.DataFrame(rows)
+        return rows
 
     def outcome_lines(self) -> list[str]:
         """The outcome table as aligned text lines."""
         lines = [f"{'outcome':<16}{'rate':>8}   95% Wilson interval   {self.NOUN:>9}"]
-        for row in self.to_frame().itertuples():
-            ci = f"[{row.ci_low:6.2%}, {row.ci_high:6.2%}]"
-            lines.append(f"{row.outcome:<16}{row.rate:>8.2%}   {ci}   {row.count:>9,}")
+        for row in self._outcome_rows():
+            ci = f"[{row['ci_low']:6.2%}, {row['ci_high']:6.2%}]"
+            lines.append(f"{row['outcome']:<16}{row['rate']:>8.2%}   {ci}   {row['count']:>9,}")
         return lines
 
     def plot_outcomes(self, ax: Axes) -> Axes:

@@ -11,6 +11,7 @@ partial, and exits with status 130.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import textwrap
@@ -18,7 +19,6 @@ from collections.abc import Sequence
 
 from montecarlo import __version__
 from montecarlo.cli.common import HelpFormatter, Parser
-from montecarlo.driver import stop_on_ctrl_c
 from montecarlo.errors import InputError
 
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
@@ -33,20 +33,30 @@ EXAMPLES = """examples:
   montecarlo COMMAND --help      (every command explains itself)"""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
-    from montecarlo.cli import (
-        analytics,
-        compare,
-        damage,
-        matchup,
-        replay,
-        resist,
-        roll,
-        rules,
-        sf,
-        units,
-    )
+#: The module (in ``montecarlo.cli``) of each command.  Running a command listed
+#: here imports that module alone: the others pulled pandas and matplotlib into
+#: every start (issue 13).  A command missing here still works (the parser
+#: then registers every module), only its start is slower.
+COMMAND_MODULES = {
+    "matchup": "matchup",
+    "roll": "roll",
+    "resist": "resist",
+    "units": "units",
+    "damage": "damage",
+    "sf": "sf",
+    "sweep": "analytics",
+    "round-robin": "analytics",
+    "required": "analytics",
+    "report": "analytics",
+    "rules": "rules",
+    "compare": "compare",
+    "sensitivity": "compare",
+    "replay": "replay",
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered, or only ``command``'s module."""
 
     parser = Parser(
         prog="montecarlo",
@@ -60,14 +70,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules):
+    if command in COMMAND_MODULES:
+        modules = (importlib.import_module(f"montecarlo.cli.{COMMAND_MODULES[command]}"),)
+    else:
+        from montecarlo.cli import (
+            analytics,
+            compare,
+            damage,
+            matchup,
+            replay,
+            resist,
+            roll,
+            rules,
+            sf,
+            units,
+        )
+
+        modules = (matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules)
+    for module in modules:
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    parser = build_parser()
+    from montecarlo.driver import stop_on_ctrl_c  # imports Numba: not for --help
+
+    args_list = sys.argv[1:] if argv is None else list(argv)
+    command = args_list[0] if args_list and not args_list[0].startswith("-") else None
+    parser = build_parser(command)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error already printed

@@ -16,7 +16,6 @@ from montecarlo.coe5.battle import matchup
 from montecarlo.coe5.battlefield import parse_army
 from montecarlo.coe5.units import Roster, load_units
 from montecarlo.errors import InputError
-from montecarlo.plotting import save
 from montecarlo.validation import MAX_GRID_SIDE, check_army_size, check_grid
 
 
@@ -80,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
         roster=roster,
     )
     if plot:
+        from montecarlo.plotting import save  # matplotlib: only for a plot
+
         plot = str(save(result.plot(), plot))
     if args.json:
         data = result.to_dict()

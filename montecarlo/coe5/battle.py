@@ -1,21 +1,25 @@
 """CoE5 matchups: many simplified battles, aggregated with their Monte Carlo error.
 
-:func:`matchup` plays battles with :func:`kernels.coe5_battle.run_battles` in
-fixed chunks of :data:`BATTLE_CHUNK` trials, each chunk on its own stream, and
-in fixed batches of :data:`BATCH_CHUNKS` chunks.  The stopping rule of
-``precision=`` is checked only between batches, so the chunks played, and so
-every figure, depend on the seed alone, never on the thread count.
+:func:`matchup` plays battles with :func:`kernels.coe5_battle.run_chunks` in
+fixed chunks of :data:`BATTLE_CHUNK` trials, each chunk on its own key, and
+in fixed batches of :data:`BATCH_CHUNKS` chunks.  The chunks of a call run on a
+pool of Python threads (the kernel releases the GIL), each writing its own
+rows.  The stopping rule of ``precision=`` is checked only between batches, so
+the chunks played, and so every figure, depend on the seed alone, never on the
+thread count.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
+import numba
 import numpy as np
 
 from kernels import coe5_rules as R
-from kernels.coe5_battle import N_DEBUG, run_battles
+from kernels.coe5_battle import N_DEBUG, run_chunks
 from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
@@ -177,8 +181,9 @@ class _Battles:
     """The packed inputs of one matchup, ready to play batches of chunks."""
 
     def __init__(self, dep: Deployment, siege: bool, fort: int, width: int, length: int,
-                 rules: BattleRules) -> None:  # fmt: skip
+                 rules: BattleRules, reference: bool = False) -> None:  # fmt: skip
         packed = pack(dep.types)
+        self.reference = reference  # issue 13: the scan-everything kernel (tests, benchmarks)
         self.dep = dep
         self.U, self.W = packed.U, packed.W
         self.width, self.length = width, length
@@ -222,7 +227,7 @@ class _Battles:
         t_dealt = np.zeros((size, 2), np.int64)
         t_debug = np.zeros((n_trials if debug else 0, self.n_units, N_DEBUG), np.int64)
         d = self.dep
-        run_battles(
+        args = (
             states, BATTLE_CHUNK, n_trials, self.U, self.W, d.itype, d.iside, d.ipart, d.x, d.y,
             self.shuffle_idx, self.shuffle_bounds, self.width, self.length, d.wall_col,
             self.fort, self.siege, self.params,
@@ -230,6 +235,12 @@ class _Battles:
             agg_dealt, agg_dealt_sq, keep or debug, t_outcome, t_rounds, t_surv, t_routed,
             t_dealt, debug, t_debug,
         )  # fmt: skip
+        if self.reference:
+            from kernels.coe5_battle_ref import run_battles
+
+            run_battles(*args)
+        else:
+            _run_on_threads(n_chunks, args)
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)
@@ -241,6 +252,22 @@ class _Battles:
             totals.kept.append(
                 Trials(t_outcome, t_rounds, t_surv, t_routed, t_dealt, t_debug if debug else None)
             )
+
+
+def _run_on_threads(n_chunks: int, args: tuple) -> None:
+    """Play chunks ``0 .. n_chunks-1`` of ``args`` on the current Numba thread count.
+
+    One task per chunk, so the threads share the work however long each chunk
+    takes; every chunk writes only its own rows, so the result is the same at
+    any thread count.  One thread plays in the calling thread.
+    """
+    threads = min(numba.get_num_threads(), n_chunks)
+    if threads <= 1:
+        run_chunks(0, n_chunks, *args)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for task in [pool.submit(run_chunks, c, c + 1, *args) for c in range(n_chunks)]:
+            task.result()  # re-raises a kernel's error
 
 
 def _check_precision(precision: object) -> float:
@@ -271,6 +298,7 @@ def matchup(
     until: Callable[[np.ndarray, int], bool] | None = None,
     roster: Roster | None = None,
     _debug: bool = False,
+    _reference: bool = False,
 ):
     """Play ``attacker`` against ``defender`` many times and aggregate the outcomes.
 
@@ -294,7 +322,7 @@ def matchup(
     rules : BattleRules or dict, optional
         The [default] parameters of the rules, or a dict of its fields.
     threads : int, optional
-        Numba threads (default: all).
+        Threads (default: Numba's thread count, all cores).
     progress : bool, optional
         tqdm progress bar (shown after one second).
     keep_trials : bool
@@ -334,7 +362,7 @@ def matchup(
     check_army_size(sum(count for _, count in att), "attacker")
     check_army_size(sum(count for _, count in dfd), "defender")
     dep = deploy(att, dfd, width, length, siege=siege, siege_deployment=rules.siege_deployment)
-    battles = _Battles(dep, siege, fort, width, length, rules)
+    battles = _Battles(dep, siege, fort, width, length, rules, reference=_reference)
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()
 

@@ -4,7 +4,7 @@ Battle ``t`` of ``matchup(attacker, defender, seed=s, ...)`` draws from its own
 stream, ``seed_trial(key of chunk t // BATTLE_CHUNK, t % BATTLE_CHUNK)``, a pure
 function of (s, t) (:func:`kernels.rng.seed_trial`), and is dealt
 out afresh from the written slots (C-6).  :func:`replay` plays it again through
-:func:`kernels.coe5_battle.replay_battle`, whose log records every event
+:func:`kernels.coe5_battle_ref.replay_battle`, whose log records every event
 without drawing a number, so the replay ends exactly as the batch run counted
 it (``tests/test_replay.py`` checks this battle by battle).
 """
@@ -19,7 +19,10 @@ import pandas as pd
 
 from kernels import coe5_layout as L
 from kernels import coe5_log as G
-from kernels.coe5_battle import ALIVE, D_HP, D_PART, D_STATE, N_DEBUG, ROUTED, replay_battle
+
+# Replays go through the reference kernel, which carries the event log: it plays
+# the very same battles as the indexed one (tests/test_coe5_indexed.py).
+from kernels.coe5_battle_ref import ALIVE, D_HP, D_PART, D_STATE, N_DEBUG, ROUTED, replay_battle
 from kernels.coe5_damage import (
     TR_DIE,
     TR_ETHEREAL,

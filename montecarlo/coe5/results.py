@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
-from matplotlib.figure import Figure
+
+if TYPE_CHECKING:  # pandas and matplotlib load on first use: a summary needs neither
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 from montecarlo.coe5.battlefield import Deployment, Part
 from montecarlo.outcomes import OutcomeRates
@@ -68,29 +70,42 @@ class MatchupResult(OutcomeRates):
         return self.rate("attacker")
 
     # -- rounds ------------------------------------------------------------------
-    @property
-    def rounds_pmf(self) -> pd.Series:
-        """Sampled distribution of the number of rounds (index: rounds)."""
+    def _rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rounds from the first to the last seen, and their sampled probabilities."""
         hist = self.totals.rounds
         nz = np.flatnonzero(hist)
         idx = np.arange(nz[0], nz[-1] + 1) if nz.size else np.arange(1)
-        return pd.Series(hist[idx] / self.n, index=idx, name="probability").rename_axis("rounds")
+        return idx, hist[idx] / self.n
+
+    @property
+    def rounds_pmf(self) -> pd.Series:
+        """Sampled distribution of the number of rounds (index: rounds)."""
+        import pandas as pd
+
+        idx, p = self._rounds()
+        return pd.Series(p, index=idx, name="probability").rename_axis("rounds")
 
     def rounds_mean(self) -> tuple[float, float]:
         """Mean rounds and its standard error."""
-        pmf = self.rounds_pmf
-        mean = float(np.dot(pmf.index, pmf.values))
-        var = float(np.dot((pmf.index - mean) ** 2, pmf.values))
+        idx, p = self._rounds()
+        mean = float(np.dot(idx, p))
+        var = float(np.dot((idx - mean) ** 2, p))
         return mean, float(np.sqrt(var / max(self.n - 1, 1)))
 
     def rounds_quantile(self, q: float) -> int:
         """Sampled quantile of the rounds."""
-        pmf = self.rounds_pmf
-        return int(pmf.index[np.searchsorted(np.cumsum(pmf.values), q - 1e-12)])
+        idx, p = self._rounds()
+        return int(idx[np.searchsorted(np.cumsum(p), q - 1e-12)])
 
     # -- survivors ---------------------------------------------------------------
     def survivors(self) -> pd.DataFrame:
         """Per army part: expected survivors and routed units, with standard errors."""
+        import pandas as pd
+
+        return pd.DataFrame(self._survivor_rows())
+
+    def _survivor_rows(self) -> list[dict]:
+        """The rows of :meth:`survivors`."""
         rows = []
         for k, part in enumerate(self.parts):
             counts = np.arange(self.totals.survivors.shape[1])
@@ -107,10 +122,12 @@ class MatchupResult(OutcomeRates):
                 "dead": part.count - ms - mr,
                 "p_any_survivor": float(1 - ps[0]),
             })  # fmt: skip
-        return pd.DataFrame(rows)
+        return rows
 
     def damage_dealt(self) -> pd.DataFrame:
         """Mean HP removed by each side's hits, with standard errors."""
+        import pandas as pd
+
         mean = self.totals.dealt / self.n
         var = self.totals.dealt_sq / self.n - mean**2
         se = np.sqrt(np.maximum(var, 0) / max(self.n - 1, 1))
@@ -133,10 +150,10 @@ class MatchupResult(OutcomeRates):
         mean, se = self.rounds_mean()
         qs = ", ".join(f"q{int(q * 100)} {self.rounds_quantile(q)}" for q in (0.1, 0.5, 0.9))
         lines += ["", f"rounds: mean {mean:.2f} ± {se:.2f}; {qs}", ""]
-        surv = self.survivors()
+        surv = [SimpleNamespace(**row) for row in self._survivor_rows()]
         lines.append(f"{'side':<10}{'unit':<16}{'start':>6}{'survivors':>11}{'routed':>8}"
                      f"{'dead':>8}{'P(any left)':>13}")  # fmt: skip
-        for r in surv.itertuples():
+        for r in surv:
             lines.append(f"{r.side:<10}{r.unit:<16}{r.start:>6}{r.survivors:>8.2f}±{r.survivors_se:.2f}"
                          f"{r.routed:>8.2f}{r.dead:>8.2f}{r.p_any_survivor:>13.2%}")  # fmt: skip
         return "\n".join(lines)
@@ -166,6 +183,8 @@ class MatchupResult(OutcomeRates):
     # -- plots -------------------------------------------------------------------
     def plot(self) -> Figure:
         """Outcome bars with 95% intervals, a rounds histogram and survivor distributions."""
+        import matplotlib.pyplot as plt  # only for a plot: it takes a while to import
+
         fig, axes = plt.subplots(1, 3, figsize=(16, 4.8), layout="constrained")
         self.plot_outcomes(axes[0])
         ax = axes[1]

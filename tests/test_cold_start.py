@@ -1,0 +1,57 @@
+"""A fast first answer (issue 13): what a matchup command imports, and Wilson without SciPy."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scipy import stats
+
+from montecarlo.stats import wilson
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("n", [1, 7, 100, 2_000, 1_000_003])
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_closed_form_wilson_equals_scipys(n, level):
+    for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+        lo, hi = wilson(k, n, level)
+        assert lo == pytest.approx(ci.low, abs=1e-14)
+        assert hi == pytest.approx(ci.high, abs=1e-14)
+        assert lo <= k / n <= hi  # exactly, so error bars are never negative
+    assert wilson(0, n, level)[0] == 0.0
+    assert wilson(n, n, level)[1] == 1.0
+
+
+def test_matchup_command_imports_only_what_it_needs():
+    # The command's start is import time plus loading one cached kernel: pandas,
+    # matplotlib, SciPy's stats, the SF package and the reference battle kernel
+    # took about a second of it before issue 13.
+    code = (
+        "import sys\n"
+        "from montecarlo.cli import main\n"
+        "main(['matchup', 'pikeman:2', 'pikeman:2', '--trials', '64', '--seed', '1'])\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy.stats', 'montecarlo.sf',\n"
+        "         'kernels.coe5_battle_ref', 'kernels.sf_fight')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout  # fmt: skip
+    assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_compare_modules_load_after_the_sf_package():
+    # montecarlo.sf <-> montecarlo.compare <-> montecarlo.scenarios is an import
+    # cycle that resolves only with montecarlo.sf first (montecarlo/__init__.py).
+    for module in ("montecarlo.compare", "montecarlo.scenarios", "montecarlo.sensitivity"):
+        code = f"import {module}, montecarlo as mc; print(callable(mc.compare), mc.sf.compare)"
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout  # fmt: skip
+        assert out.startswith("True <function sf_compare")
