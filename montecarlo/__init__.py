@@ -6,50 +6,8 @@ in docs/rules.md (``montecarlo rules C-4.2`` prints one).
 """
 
 import importlib as _importlib
-import importlib.abc as _abc
-import importlib.util as _util
 import sys as _sys
 import types as _types
-
-
-class _AlreadyLoaded(_abc.Loader):
-    """Loader of a module that importing montecarlo.sf has loaded already."""
-
-    def create_module(self, spec):
-        return _sys.modules[spec.name]
-
-    def exec_module(self, module) -> None:
-        pass
-
-
-class _SFFirst(_abc.MetaPathFinder):
-    """Loads montecarlo.sf before montecarlo.compare, .scenarios or .sensitivity.
-
-    montecarlo/sf/__init__.py imports montecarlo.compare, which imports
-    montecarlo.scenarios, which imports montecarlo.sf: a cycle that resolves only
-    when montecarlo.sf comes first.  Importing montecarlo.sf here, at the start,
-    would cost every command pandas, matplotlib and SciPy (about a second, issue
-    13); this finder pays it only when one of the three is imported.
-    """
-
-    NAMES = frozenset({"montecarlo.compare", "montecarlo.scenarios", "montecarlo.sensitivity"})
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname not in self.NAMES or "montecarlo.sf" in _sys.modules:
-            return None
-        _importlib.import_module("montecarlo.sf")  # loads fullname on its way
-        module = _sys.modules.get(fullname)
-        if module is None:
-            return None
-        # The import system returns the module's own spec when the module exists:
-        # point it at a loader that keeps the module instead of running it again.
-        spec = _util.spec_from_loader(fullname, _AlreadyLoaded(), origin=module.__file__)
-        spec.has_location = True
-        module.__spec__ = spec
-        return spec
-
-
-_sys.meta_path.insert(0, _SFFirst())
 
 
 class _Package(_types.ModuleType):
