@@ -127,7 +127,7 @@ def parse_value(term: str, value: str, current: Any, bounds: tuple[int, int] | N
     return text
 
 
-def _replace_rules(term: str, rules: Any, name: str, value: str) -> Any:
+def replace_rules(term: str, rules: Any, name: str, value: str) -> Any:
     """``rules`` (a rules or policy dataclass) with ``name`` set from the term, checked now."""
     names = [f.name for f in dataclasses.fields(rules)]
     if name not in names:
@@ -228,7 +228,7 @@ class Scenario:
                 "attacker, defender, siege, fort, width or length"
             )
         if head.lower() == "rules":
-            return dataclasses.replace(self, rules=_replace_rules(term, self.rules, name, value))
+            return dataclasses.replace(self, rules=replace_rules(term, self.rules, name, value))
         return self._vary_unit(term, head, name, value)
 
     def _vary_unit(self, term: str, unit: str, name: str, value: str) -> Scenario:
@@ -351,9 +351,9 @@ class SFScenario:
                 "rules.FIELD, policy.FIELD, a, b, rear, battlefield, surprise, pincer or max_rounds"
             )
         if head.lower() == "rules":
-            return dataclasses.replace(self, rules=_replace_rules(term, self.rules, name, value))
+            return dataclasses.replace(self, rules=replace_rules(term, self.rules, name, value))
         if head.lower() == "policy":
-            return dataclasses.replace(self, policy=_replace_rules(term, self.policy, name, value))
+            return dataclasses.replace(self, policy=replace_rules(term, self.policy, name, value))
         return self._vary_character(term, head, name, value)
 
     def _vary_character(self, term: str, who: str, name: str, value: str) -> SFScenario:

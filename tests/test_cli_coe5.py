@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from montecarlo.cli import main
 
 
@@ -52,3 +54,25 @@ def test_bad_roster_file(capsys, tmp_path):
     assert main(["units", "--roster", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "bad.toml" in err and "'X'" in err and "hp" in err
+
+
+def test_matchup_rule_option_changes_a_default(capsys):
+    # --rule sets a BattleRules field: literal C-8.3 movement skews a mirror match.
+    argv = ["matchup", "militia:20", "militia:20", "--length", "21", "--trials", "2048",
+            "--seed", "1", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    even = json.loads(capsys.readouterr().out)["outcomes"][0]["rate"]
+    assert main([*argv, "--rule", "move_order=sides", "--rule", "simultaneous_moves=false"]) == 0
+    skewed = json.loads(capsys.readouterr().out)["outcomes"][0]["rate"]
+    assert even - skewed > 0.1
+
+
+@pytest.mark.parametrize(
+    ("term", "message"),
+    [("move_order=bogus", "one of paired, sides"), ("nosuch=1", "has no field 'nosuch'"),
+     ("burn_chance", "expected FIELD=VALUE"), ("burn_chance=2", "probability")],
+)  # fmt: skip
+def test_matchup_bad_rule_is_one_line_exit_2(term, message, capsys):
+    assert main(["matchup", "militia:5", "militia:5", "--rule", term]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1

@@ -6,9 +6,9 @@ simulation fail the test, so "checked before the work" is what is tested.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
-import sys
 
 import pytest
 
@@ -32,8 +32,10 @@ def no_sampling(monkeypatch):
     monkeypatch.setattr(battle, "run_batches", boom)
     monkeypatch.setattr(fights, "run_batches", boom)
     # By module: the package's names compare and sensitivity are the functions.
-    monkeypatch.setattr(sys.modules["montecarlo.compare"], "run_paired", boom)
-    monkeypatch.setattr(sys.modules["montecarlo.sensitivity"], "run_paired", boom)
+    # Import both before patching: sensitivity takes run_paired from compare on import.
+    modules = [importlib.import_module(f"montecarlo.{m}") for m in ("compare", "sensitivity")]
+    for module in modules:
+        monkeypatch.setattr(module, "run_paired", boom)
 
 
 def assert_usage_error(capsys, argv, *needles):

@@ -12,7 +12,7 @@ from montecarlo.cli.common import (
     plot_option,
     print_json,
 )
-from montecarlo.coe5.battle import matchup
+from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.battlefield import parse_army
 from montecarlo.coe5.units import Roster, load_units
 from montecarlo.errors import InputError
@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "montecarlo matchup pikeman:10 knight:3 --seed 7 --plot matchup.png",
             "montecarlo matchup militia:5 troll:1 --precision 0.005",
             "montecarlo matchup pikeman:10,archer:5 knight:3 --siege --fort 2 --json",
+            "montecarlo matchup militia:20 militia:20 --rule move_order=sides --length 21",
         ],
     )
     p.add_argument("attacker", help="army such as 'pikeman:10' or 'pikeman:10,archer:5'")
@@ -46,8 +47,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
     plot_option(p, "outcome, rounds and survivor plots")
     p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
+    rule_option(p)
     add_run_options(p, default_trials=None, trials_help="number of battles")
     p.set_defaults(run=run)
+
+
+def rule_option(p: argparse.ArgumentParser) -> None:
+    """``--rule FIELD=VALUE``: change a [default] of :class:`BattleRules` (repeatable)."""
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="change a rule default, e.g. 'burn_chance=0.3' or 'move_order=sides' "
+        "(fields: 'montecarlo rules' Parameter lines); repeat for several",
+    )
+
+
+def battle_rules(terms: list[str]) -> BattleRules | None:
+    """The :class:`BattleRules` that ``--rule`` terms ask for, checked before any battle."""
+    if not terms:
+        return None
+    from montecarlo.scenarios import replace_rules  # the variant grammar of `compare`
+
+    rules = BattleRules()
+    for term in terms:
+        key, sep, value = term.partition("=")
+        name = key.strip().removeprefix("rules.")
+        if not sep or not name or not value.strip():
+            raise InputError(f"--rule {term!r}: expected FIELD=VALUE such as 'burn_chance=0.3'")
+        rules = replace_rules(f"--rule {term}", rules, name, value)
+    return rules
 
 
 def check_battle_options(args: argparse.Namespace, roster: Roster) -> int:
@@ -64,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     roster = load_units(args.roster)
     fort = check_battle_options(args, roster)
     plot = check_plot(args.plot)
+    rules = battle_rules(args.rule)
     result = matchup(
         args.attacker,
         args.defender,
@@ -77,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         progress=args.progress,
         roster=roster,
+        rules=rules,
     )
     if plot:
         from montecarlo.plotting import save  # matplotlib: only for a plot

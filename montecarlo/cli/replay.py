@@ -13,7 +13,7 @@ from montecarlo.cli.common import (
     print_json,
     seed_int,
 )
-from montecarlo.cli.matchup import check_battle_options
+from montecarlo.cli.matchup import battle_rules, check_battle_options, rule_option
 from montecarlo.coe5.replay import OUTCOMES, replay
 from montecarlo.coe5.units import load_units
 from montecarlo.errors import InputError
@@ -78,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width", type=int_in(1, MAX_GRID_SIDE), default=10, help="grid rows (C-6)")
     p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
     p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
+    rule_option(p)
     p.add_argument("--moves", action="store_true", help="list every move, not only their count")
     p.add_argument("--gif", metavar="FILE", help="draw the grid round by round to an animated GIF")
     p.add_argument("--png", metavar="FILE", help="draw one frame of the grid (see --frame)")
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     events = check_out_file(args.events, "--events", (".csv",))
     if args.frame and not png:
         raise InputError("--frame chooses the frame that --png draws; add --png FILE")
+    rules = battle_rules(args.rule)
     rep = replay(
         args.attacker,
         args.defender,
@@ -110,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         width=args.width,
         length=args.length,
         roster=roster,
+        rules=rules,
     )
     written = []
     if events:
