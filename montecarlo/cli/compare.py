@@ -13,17 +13,15 @@ from montecarlo.cli.common import (
     add_command,
     add_run_options,
     check_plot,
-    int_in,
     plot_option,
     positive_int,
     print_json,
     trial_count,
 )
-from montecarlo.cli.matchup import check_battle_options
+from montecarlo.cli.matchup import battle_arguments, check_battle_options
 from montecarlo.coe5.units import load_units
 from montecarlo.errors import InputError
 from montecarlo.plotting import save
-from montecarlo.validation import MAX_GRID_SIDE
 
 GRAMMAR = """variant terms (several --variant options combine; ';' separates terms in one):
   UNIT.FIELD=VALUE     a unit's field in either army: hp, armor, shield, mr, morale,
@@ -41,21 +39,6 @@ SF_GRAMMAR = """variant terms (several --variant options combine; ';' separates 
   a=PARTY, b=PARTY     another party
   battlefield=ship, surprise=a|b|none, pincer=a|b|none, max_rounds=50
   VALUE: +k or -k is relative to the baseline's value, anything else is absolute"""
-
-
-def _battle_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("attacker", help="army such as 'pikeman:10' or 'pikeman:10,archer:5'")
-    p.add_argument("defender", help="army such as 'knight:3'")
-    p.add_argument("--siege", action="store_true", help="the defender holds a wall (C-6, C-7.3)")
-    p.add_argument(
-        "--fort",
-        type=int_in(1, 3),
-        default=None,
-        help="fortification level 1-3 of the wall; needs --siege (default: 1)",
-    )
-    p.add_argument("--width", type=int_in(1, MAX_GRID_SIDE), default=10, help="grid rows (C-6)")
-    p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
-    p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
 
 
 def _fight_arguments(p: argparse.ArgumentParser) -> None:
@@ -121,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Newcombe's paired 95% interval, the paired differences of mean rounds and\n"
         "survivors, and the variance reduction against two independent runs.\n\n" + GRAMMAR
     )
-    _battle_arguments(p)
+    battle_arguments(p)
     _variant_option(p)
     add_run_options(p, default_trials=None, trials_help="pairs of battles")
     _difference_precision(p)
@@ -140,7 +123,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "montecarlo sensitivity militia:10 troll:1 --only rules.regen_fraction",
         ],
     )
-    _battle_arguments(s)
+    battle_arguments(s)
     _sensitivity_options(s)
     s.set_defaults(run=run_sensitivity)
 

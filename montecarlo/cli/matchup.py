@@ -34,6 +34,15 @@ def register(sub: argparse._SubParsersAction) -> None:
             "montecarlo matchup militia:20 militia:20 --rule move_order=sides --length 21",
         ],
     )
+    battle_arguments(p)
+    rule_option(p)
+    plot_option(p, "outcome, rounds and survivor plots")
+    add_run_options(p, default_trials=None, trials_help="number of battles")
+    p.set_defaults(run=run)
+
+
+def battle_arguments(p: argparse.ArgumentParser) -> None:
+    """The two armies and the battlefield options of the CoE5 battle commands (C-6)."""
     p.add_argument("attacker", help="army such as 'pikeman:10' or 'pikeman:10,archer:5'")
     p.add_argument("defender", help="army such as 'knight:3'")
     p.add_argument("--siege", action="store_true", help="the defender holds a wall (C-6, C-7.3)")
@@ -45,11 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--width", type=int_in(1, MAX_GRID_SIDE), default=10, help="grid rows (C-6)")
     p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
-    plot_option(p, "outcome, rounds and survivor plots")
     p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
-    rule_option(p)
-    add_run_options(p, default_trials=None, trials_help="number of battles")
-    p.set_defaults(run=run)
 
 
 def rule_option(p: argparse.ArgumentParser) -> None:

@@ -13,11 +13,15 @@ from montecarlo.cli.common import (
     print_json,
     seed_int,
 )
-from montecarlo.cli.matchup import battle_rules, check_battle_options, rule_option
+from montecarlo.cli.matchup import (
+    battle_arguments,
+    battle_rules,
+    check_battle_options,
+    rule_option,
+)
 from montecarlo.coe5.replay import OUTCOMES, replay
 from montecarlo.coe5.units import load_units
 from montecarlo.errors import InputError
-from montecarlo.validation import MAX_GRID_SIDE
 
 
 def add_replay_options(p: argparse.ArgumentParser, what: str) -> None:
@@ -65,19 +69,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "montecarlo replay pikeman:10,archer:5 knight:3 --siege --seed 1 --battle 0 --moves",
         ],
     )
-    p.add_argument("attacker", help="army such as 'pikeman:10' or 'pikeman:10,archer:5'")
-    p.add_argument("defender", help="army such as 'knight:3'")
+    battle_arguments(p)
     add_replay_options(p, "battle")
-    p.add_argument("--siege", action="store_true", help="the defender holds a wall (C-6, C-7.3)")
-    p.add_argument(
-        "--fort",
-        type=int_in(1, 3),
-        default=None,
-        help="fortification level 1-3 of the wall; needs --siege (default: 1)",
-    )
-    p.add_argument("--width", type=int_in(1, MAX_GRID_SIDE), default=10, help="grid rows (C-6)")
-    p.add_argument("--length", type=int_in(2, MAX_GRID_SIDE), default=20, help="grid columns (C-6)")
-    p.add_argument("--roster", metavar="TOML", help="a roster file merged over the shipped one")
     rule_option(p)
     p.add_argument("--moves", action="store_true", help="list every move, not only their count")
     p.add_argument("--gif", metavar="FILE", help="draw the grid round by round to an animated GIF")
