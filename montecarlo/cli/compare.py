@@ -19,6 +19,7 @@ from montecarlo.cli.common import (
     trial_count,
 )
 from montecarlo.cli.matchup import battle_arguments, check_battle_options
+from montecarlo.cli.sf import fight_arguments
 from montecarlo.coe5.units import load_units
 from montecarlo.errors import InputError
 from montecarlo.plotting import save
@@ -39,26 +40,6 @@ SF_GRAMMAR = """variant terms (several --variant options combine; ';' separates 
   a=PARTY, b=PARTY     another party
   battlefield=ship, surprise=a|b|none, pincer=a|b|none, max_rounds=50
   VALUE: +k or -k is relative to the baseline's value, anything else is absolute"""
-
-
-def _fight_arguments(p: argparse.ArgumentParser) -> None:
-    from montecarlo.sf.fights import BATTLEFIELDS
-
-    p.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
-    p.add_argument("party_b", help="e.g. 'goblin:4'")
-    p.add_argument(
-        "--battlefield",
-        default="open",
-        choices=list(BATTLEFIELDS),
-        help="an S-9 battlefield preset",
-    )
-    p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
-    p.add_argument(
-        "--pincer",
-        choices=["a", "b"],
-        help="the side caught between two fronts in a corridor (S-9)",
-    )
-    p.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
 
 
 def _difference_precision(p: argparse.ArgumentParser) -> None:
@@ -147,7 +128,7 @@ def register_sf(sf_sub: argparse._SubParsersAction) -> None:
         "report both win rates of party A, the difference with Newcombe's paired 95%\n"
         "interval, mean rounds and standing characters per side.\n\n" + SF_GRAMMAR
     )
-    _fight_arguments(p)
+    fight_arguments(p)
     _variant_option(p)
     add_run_options(p, default_trials=None, trials_help="pairs of fights")
     _difference_precision(p)
@@ -161,7 +142,7 @@ def register_sf(sf_sub: argparse._SubParsersAction) -> None:
         "party A's win rate against the defaults as a paired comparison, sorted by size.",
         ["montecarlo sf sensitivity warrior:2 goblin:4 --seed 1 --plot sf_tornado.png"],
     )
-    _fight_arguments(s)
+    fight_arguments(s)
     _sensitivity_options(s)
     s.set_defaults(run=run_sf_sensitivity)
 
@@ -249,10 +230,9 @@ def _print_comparison(result, args: argparse.Namespace) -> int:
     return 0
 
 
-def run_compare(args: argparse.Namespace) -> int:
+def _run_compare(base, args: argparse.Namespace) -> int:
     from montecarlo.compare import compare
 
-    base = _scenario(args)
     variant = _variant(base, args.variant)
     result = compare(
         base,
@@ -264,23 +244,14 @@ def run_compare(args: argparse.Namespace) -> int:
         progress=args.progress,
     )
     return _print_comparison(result, args)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    return _run_compare(_scenario(args), args)
 
 
 def run_sf_compare(args: argparse.Namespace) -> int:
-    from montecarlo.compare import compare
-
-    base = _sf_scenario(args)
-    variant = _variant(base, args.variant)
-    result = compare(
-        base,
-        variant,
-        trials=args.trials,
-        precision=args.precision,
-        seed=args.seed,
-        threads=args.threads,
-        progress=args.progress,
-    )
-    return _print_comparison(result, args)
+    return _run_compare(_sf_scenario(args), args)
 
 
 def _run_sensitivity(base, args: argparse.Namespace) -> int:

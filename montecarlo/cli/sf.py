@@ -32,6 +32,25 @@ ATTACK_PIECE = 1 << 22
 MAX_PARTY = 36
 
 
+def fight_arguments(p: argparse.ArgumentParser) -> None:
+    """The two parties and the battlefield options of the SF fight commands (S-8, S-9)."""
+    p.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
+    p.add_argument("party_b", help="e.g. 'goblin:4'")
+    p.add_argument(
+        "--battlefield",
+        default="open",
+        choices=list(BATTLEFIELDS),
+        help="an S-9 battlefield preset",
+    )
+    p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
+    p.add_argument(
+        "--pincer",
+        choices=["a", "b"],
+        help="the side caught between two fronts in a corridor (S-9)",
+    )
+    p.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
@@ -60,22 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:
             "montecarlo sf fight warrior:2 goblin:3 --surprise b --precision 0.01",
         ],
     )
-    f.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
-    f.add_argument("party_b", help="e.g. 'goblin:4'")
-    f.add_argument(
-        "--battlefield",
-        default="open",
-        choices=list(BATTLEFIELDS),
-        help="an S-9 battlefield preset",
-    )
-    f.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
-    f.add_argument(
-        "--pincer",
-        choices=["a", "b"],
-        help="the side caught between two fronts in a corridor (S-9)",
-    )
+    fight_arguments(f)
     plot_option(f, "outcome and character plots")
-    f.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
     add_run_options(f, default_trials=None, trials_help="number of fights")
     f.set_defaults(run=run_fight)
 
