@@ -40,7 +40,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from montecarlo.coe5.battle import BattleRules
 from montecarlo.coe5.battlefield import ArmyLike, parse_army
@@ -151,12 +151,29 @@ def _bool_value(term: str, value: str) -> bool:
     return parse_value(term, value, False)
 
 
+class _Variants:
+    """``vary`` and ``replace``, shared by the CoE5 and SF scenarios (frozen dataclasses)."""
+
+    def vary(self, *terms: str, label: str | None = None) -> Self:
+        """A variant: the override terms applied in order (see the module docstring)."""
+        out = self
+        applied = split_terms(terms)
+        for term in applied:
+            out = out._apply(term)
+        text = label if label is not None else "; ".join(applied)
+        return dataclasses.replace(out, label=text)
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with fields replaced (``dataclasses.replace``), e.g. ``fort=2``."""
+        return dataclasses.replace(self, **changes)
+
+
 # -- CoE5 ------------------------------------------------------------------------
 Army = tuple[tuple[Unit, int], ...]
 
 
 @dataclass(frozen=True)
-class Scenario:
+class Scenario(_Variants):
     """A CoE5 matchup with every option that decides its battles (C-6 to C-9).
 
     ``attacker`` and ``defender`` accept what :func:`montecarlo.matchup`
@@ -195,19 +212,6 @@ class Scenario:
     def units(self) -> list[str]:
         """Names of the units in either army."""
         return [u.name for u, _ in self.attacker + self.defender]
-
-    def vary(self, *terms: str, label: str | None = None) -> Scenario:
-        """A variant of this scenario: the override terms applied in order (module docstring)."""
-        out = self
-        applied = split_terms(terms)
-        for term in applied:
-            out = out._apply(term)
-        text = label if label is not None else "; ".join(applied)
-        return dataclasses.replace(out, label=text)
-
-    def replace(self, **changes: Any) -> Scenario:
-        """A copy with fields replaced (``dataclasses.replace``), e.g. ``fort=2``."""
-        return dataclasses.replace(self, **changes)
 
     def _apply(self, term: str) -> Scenario:
         key, value = _split(term)
@@ -266,7 +270,7 @@ def _army(army: ArmyLike, roster: Roster | None) -> Army:
 
 # -- Shared†Fantasia ---------------------------------------------------------------
 @dataclass(frozen=True)
-class SFScenario:
+class SFScenario(_Variants):
     """A Shared†Fantasia fight with every option that decides it (S-5 to S-10).
 
     The parties accept what :func:`montecarlo.sf.fight` accepts and are stored
@@ -311,19 +315,6 @@ class SFScenario:
     def characters(self) -> list[str]:
         every = self.party_a + self.party_b + (self.rear or ())
         return list(dict.fromkeys(c.name for c in every))
-
-    def vary(self, *terms: str, label: str | None = None) -> SFScenario:
-        """A variant: the override terms applied in order (see the module docstring)."""
-        out = self
-        applied = split_terms(terms)
-        for term in applied:
-            out = out._apply(term)
-        text = label if label is not None else "; ".join(applied)
-        return dataclasses.replace(out, label=text)
-
-    def replace(self, **changes: Any) -> SFScenario:
-        """A copy with fields replaced (``dataclasses.replace``)."""
-        return dataclasses.replace(self, **changes)
 
     def _apply(self, term: str) -> SFScenario:
         key, value = _split(term)
