@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from kernels.borrow import borrowed
 from kernels import sf_layout as F
 from kernels import sf_log as G
+from kernels.borrow import borrowed
 from kernels.rng import bounded, chance, seed_trial
 from kernels.sf_dice import check, succeeded
 from kernels.sf_dice import roll_2d6 as roll2d6
