@@ -37,6 +37,7 @@ from numba import njit, prange
 
 from kernels import sf_layout as F
 from kernels import sf_log as G
+from kernels.borrow import borrowed
 from kernels.rng import bounded, chance, seed_trial
 from kernels.sf_dice import check, succeeded
 from kernels.sf_dice import roll_2d6 as roll2d6
@@ -848,6 +849,19 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
     ``log`` is None in batch runs; a replay passes an event buffer
     (:mod:`kernels.sf_log`), written without drawing any number from ``s``.
     """
+    # Uncounted views (kernels.borrow): the caller's arrays outlive this call.
+    s = borrowed(s)
+    C = borrowed(C)
+    B = borrowed(B)
+    Q = borrowed(Q)
+    S = borrowed(S)
+    E = borrowed(E)
+    order_key = borrowed(order_key)
+    order = borrowed(order)
+    cand = borrowed(cand)
+    targets = borrowed(targets)
+    foes = borrowed(foes)
+    allies = borrowed(allies)
     n = C.shape[1]
     E[:, :] = 0
     for i in range(n):

@@ -27,14 +27,15 @@ agree with the Wald interval to many digits; they differ for small tables.
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
-from scipy import stats
 
 
 def _z(level: float) -> float:
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    return float(stats.norm.ppf(0.5 + level / 2))
+    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def wilson_bounds(k, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -220,6 +221,8 @@ class PairedMoments:
         _, _, vd = self.variances()
         if self.n < 2 or vd == 0:
             return diff, diff, diff
+        from scipy import stats  # only here: SciPy's import is a fifth of a second
+
         half = float(stats.t.ppf(0.5 + level / 2, self.n - 1)) * np.sqrt(vd / self.n)
         return diff, diff - half, diff + half
 

@@ -290,6 +290,7 @@ def run_spec(
         "defender": spec.defender,
         "options": json.dumps(opts, sort_keys=True),
         "trials": n,
+        "request": _request(trials, precision),
     }
     for name, k in zip(OUTCOME_COLUMNS, counts, strict=True):
         lo, hi = res.interval(names.get(name, name))
@@ -303,6 +304,19 @@ def run_spec(
     row["seconds"] = time.perf_counter() - start
     row["seed"] = json.dumps(entropy if isinstance(entropy, int) else list(entropy))
     return row
+
+
+def _request(trials: int | None, precision: float | None) -> str:
+    """What each matchup of a sweep was asked for, as stored with its row (resume checks it)."""
+    if precision is not None:
+        return json.dumps({"precision": precision})
+    return json.dumps({"trials": trials})
+
+
+def _describe(request: str) -> str:
+    """``trials=2000`` or ``precision=0.01`` for an error message."""
+    ((name, value),) = json.loads(request).items()
+    return f"{name}={value}"
 
 
 def sweep(
@@ -360,6 +374,14 @@ def sweep(
             raise InputError(
                 f"{out} holds rows made with another seed; give the same seed to resume, "
                 "or write to a new file"
+            )
+    request = _request(trials, precision)
+    for row in done.values():
+        stored = row.get("request")
+        if isinstance(stored, str) and stored != request:  # rows of older files have none
+            raise InputError(
+                f"{out} holds rows made with {_describe(stored)}, not {_describe(request)}; "
+                "give the same to resume, or write to a new file"
             )
     if isinstance(engine, str) and engine != "local":
         raise InputError(f"engine is 'local' or a dask.distributed.Client, not {engine!r}")

@@ -108,6 +108,17 @@ def test_resume_refuses_another_seed(tmp_path):
         run(grid=GRID[:1], out=str(out), seed=99)
 
 
+def test_resume_refuses_another_trial_count(tmp_path):
+    # Rows of a 2,048-battle sweep must not pass for rows of another request.
+    out = tmp_path / "rows.csv"
+    run(grid=GRID[:1], out=str(out))
+    with pytest.raises(mc.InputError, match="trials=2048, not trials=4096"):
+        run(grid=GRID[:2], out=str(out), trials=4096)
+    with pytest.raises(mc.InputError, match=r"not precision=0\.05"):
+        run(grid=GRID[:2], out=str(out), trials=None, precision=0.05)
+    assert len(run(grid=GRID[:2], out=str(out))) == 2  # the same request resumes
+
+
 def test_dask_equals_local():
     distributed = pytest.importorskip("dask.distributed")
     local = run(trials=4096)

@@ -31,12 +31,13 @@ def test_closed_form_wilson_equals_scipys(n, level):
 def test_matchup_command_imports_only_what_it_needs():
     # The command's start is import time plus loading one cached kernel: pandas,
     # matplotlib, SciPy's stats, the SF package and the reference battle kernel
-    # took about a second of it before issue 13.
+    # took about a second of it before issue 13; scipy.linalg (Numba's BLAS
+    # check, kernels/startup.py) another 0.15 s.
     code = (
         "import sys\n"
         "from montecarlo.cli import main\n"
         "main(['matchup', 'pikeman:2', 'pikeman:2', '--trials', '64', '--seed', '1'])\n"
-        "heavy = ('pandas', 'matplotlib', 'scipy.stats', 'montecarlo.sf',\n"
+        "heavy = ('pandas', 'matplotlib', 'scipy.stats', 'scipy.linalg', 'montecarlo.sf',\n"
         "         'kernels.coe5_battle_ref', 'kernels.sf_fight')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
@@ -55,3 +56,29 @@ def test_compare_modules_load_after_the_sf_package():
         out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
                              capture_output=True, text=True).stdout  # fmt: skip
         assert out.startswith("True <function sf_compare")
+
+
+def test_deferred_blas_check_leaves_numba_as_it_was():
+    # kernels/startup.py lets numba.np.arraymath import without scipy.linalg;
+    # afterwards Numba's flag says BLAS is there, its own check is back in place,
+    # and a user's np.dot still compiles (importing scipy.linalg only then).
+    code = (
+        "import sys\n"
+        "import kernels, numba, numpy as np\n"
+        "import numba.np.arraymath as am, numba.np.linalg as nl\n"
+        "print('scipy.linalg' in sys.modules, am._HAVE_BLAS, am.ensure_blas is nl.ensure_blas)\n"
+        "f = numba.njit(lambda a, b: np.dot(a, b))\n"
+        "print(f(np.ones((2, 2)), np.arange(2.0)).tolist(), 'scipy.linalg' in sys.modules)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout  # fmt: skip
+    assert out.splitlines() == ["False True True", "[1.0, 1.0] True"]
+
+
+def test_deferred_blas_check_does_nothing_once_numba_has_loaded():
+    import numba.np.arraymath  # noqa: F401
+
+    from kernels.startup import defer_blas_check
+
+    assert defer_blas_check() is False
