@@ -82,6 +82,7 @@ S_STUNNED = 4
 S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
 
 # Integer arguments as plain int64 scalars.  A literal such as ``0`` at a call
 # site is typed Literal[int](0), and Numba compiles the callee once more for it:
@@ -226,6 +227,80 @@ def _unit_order(cand, k):
                 b -= gap
             cand[b + gap] = v
         gap //= 2
+
+
+@njit(forceinline=True, error_model="numpy")
+def _attack_order(key, m, scratch):
+    """``order[:m]``: the indices of ``key[:m]`` by ascending key, equal keys by index.
+
+    Steps 6-7 (C-8): a bucket sort made for the attack keys.  Each key is
+    ``high * 2**32 + low``; the distinct ``high`` parts (wand and initiative,
+    a handful) are the groups, in order, and within a group of g keys the low
+    32 bits (the random tie) pick one of g buckets, ``low * g >> 32``, so a
+    bucket holds about one key.  The keys are dealt to the buckets in index
+    order and a final insertion sort orders each bucket (buckets are already
+    in key order, so keys only move within theirs).  Right for any keys; fast
+    when the low parts are spread, as random ties are.
+
+    With distinct keys this is the permutation of any sort, the reference's
+    ``np.argsort`` included.  Two equal keys (a 64-bit tie, about m² / 2**33
+    per round) go by index here; ``np.argsort``'s quicksort may order them
+    either way, the one place where the battles equal the reference's only in
+    distribution.  ``scratch`` has shape (5, len(key) + 1); returns its row 0.
+    """
+    order = scratch[0]
+    slot = scratch[1]
+    count = scratch[2]
+    groups = scratch[3]  # [0, d): the distinct high parts, ascending
+    sizes = scratch[4]  # [0, d): how many keys each group has
+    d = 0
+    for q in range(m):  # the distinct high parts, in order (insertion; d is small)
+        h = key[q] >> 32
+        g = 0
+        while g < d and groups[g] < h:
+            g += 1
+        if g < d and groups[g] == h:
+            continue
+        for a in range(d, g, -1):
+            groups[a] = groups[a - 1]
+        groups[g] = h
+        d += 1
+    for b in range(m + 1):
+        count[b] = 0
+    for q in range(m):  # group sizes, at count[g + 1]
+        h = key[q] >> 32
+        g = 0
+        while groups[g] != h:
+            g += 1
+        slot[q] = g
+        count[g + 1] += 1
+    start = 0
+    for g in range(d):  # count[g]: the first bucket of group g
+        sizes[g] = count[g + 1]
+        count[g] = start
+        start += sizes[g]
+    for q in range(m):  # the bucket of each key
+        g = slot[q]
+        slot[q] = count[g] + (((key[q] & _LOW32) * sizes[g]) >> 32)
+    for b in range(m + 1):
+        count[b] = 0
+    for q in range(m):
+        count[slot[q] + 1] += 1
+    for b in range(m):
+        count[b + 1] += count[b]
+    for q in range(m):  # counting sort by bucket, index order within a bucket
+        b = slot[q]
+        order[count[b]] = q
+        count[b] += 1
+    for a in range(1, m):  # insertion sort: equal keys keep their index order
+        q = order[a]
+        v = key[q]
+        b = a - 1
+        while b >= 0 and key[order[b]] > v:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = q
+    return order
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -853,6 +928,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     early = P[R.TARGET_AT_ORDER] != 0
     atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
     atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
+    sort_scratch = np.empty((5, atk_key.shape[0] + 1), np.int64)  # for _attack_order
     # stale[e]: side e's field no longer matches the positions movers choose from.
     # With simultaneous moves a side's moves during a sweep only mark it
     # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
@@ -994,7 +1070,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                             siege, wall_col, last_fire, P, cand,
                         )  # fmt: skip
                     m += 1
-        order = np.argsort(atk_key[:m])
+        order = _attack_order(atk_key, np.int64(m), sort_scratch)
         # 8. attacks
         for q in range(m):
             e = order[q]
