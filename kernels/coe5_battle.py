@@ -304,16 +304,50 @@ def _attack_order(key, m, scratch):
 
 
 @njit(forceinline=True, error_model="numpy")
+def _rth_smallest(cand, k, r):
+    """The ``r``-th smallest (from 0) of the distinct numbers ``cand[:k]``; reorders them.
+
+    Quickselect: the unit the reference's scan of all units meets ``r``-th,
+    found in time linear in k instead of sorting the list.
+    """
+    lo = 0
+    hi = k - 1
+    while lo < hi:
+        pivot = cand[(lo + hi) // 2]
+        a = lo
+        b = hi
+        while a <= b:
+            while cand[a] < pivot:
+                a += 1
+            while cand[b] > pivot:
+                b -= 1
+            if a <= b:
+                cand[a], cand[b] = cand[b], cand[a]
+                a += 1
+                b -= 1
+        if r <= b:
+            hi = b
+        elif r >= a:
+            lo = a
+        else:
+            break  # cand[b + 1 .. a - 1] all equal the pivot, and r is among them
+    return cand[r]
+
+
+@njit(forceinline=True, error_model="numpy")
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
     The candidates are the living enemies in unit order, one drawn with
     ``bounded(s, k)``.  They are read off the tiles of the box within ``hi``
-    of i when that box has fewer tiles than there are units, else found by
-    scanning the units; either way the same list in the same order.
+    of i when that box has fewer tiles than there are units (the draw is then
+    the r-th lowest unit number among them, by quickselect), else found by a
+    branch-free scan of the units, which meets them in unit order; either way
+    the same list, the same draw and the same enemy.
     """
     x = px[i]
     y = py[i]
+    si = iside[i]
     x0 = max(0, x - hi)
     x1 = min(length - 1, x + hi)
     y0 = max(0, y - hi)
@@ -323,20 +357,24 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
         for ax in range(x0, x1 + 1):
             for ay in range(y0, y1 + 1):
                 j = grid[ax * width + ay]
-                if j >= 0 and iside[j] != iside[i] and lo <= _cheb(x, y, ax, ay):
-                    cand[k] = j
-                    k += 1
-        _unit_order(cand, np.int64(k))
-    else:
-        for j in range(iside.shape[0]):
-            if state[j] == ALIVE and iside[j] != iside[i]:
-                d = _cheb(x, y, px[j], py[j])
-                if lo <= d <= hi:
-                    cand[k] = j
-                    k += 1
+                cand[k] = j  # kept only when an enemy stands there (branch-free)
+                k += np.int64((j >= 0) & (iside[max(j, 0)] != si) & (lo <= _cheb(x, y, ax, ay)))
+        if k == 0:
+            return -1
+        return _rth_smallest(cand, np.int64(k), bounded(s, k))
+    n = iside.shape[0]
+    for j in range(n):  # count them (a loop the compiler vectorises)
+        d = max(abs(px[j] - x), abs(py[j] - y))
+        k += np.int64((state[j] == ALIVE) & (iside[j] != si) & (lo <= d) & (d <= hi))
     if k == 0:
         return -1
-    return cand[bounded(s, k)]
+    r = bounded(s, k)
+    for j in range(n):  # the r-th of them in unit order
+        d = max(abs(px[j] - x), abs(py[j] - y))
+        r -= np.int64((state[j] == ALIVE) & (iside[j] != si) & (lo <= d) & (d <= hi))
+        if r < 0:
+            return j
+    return -1
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -372,6 +410,7 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
     """
     x = px[i]
     y = py[i]
+    si = iside[i]
     k = 0
     tiles = 0
     y0 = max(0, y - r)
@@ -381,9 +420,8 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
             for ay in range(y0, y1 + 1):
                 j = grid[ax * width + ay]
                 tiles += 1
-                if j >= 0 and iside[j] != iside[i]:
-                    cand[k] = j
-                    k += 1
+                cand[k] = j  # kept only when an enemy stands there (branch-free)
+                k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
     x0 = max(0, x - r + 1)
     x1 = min(length - 1, x + r - 1)
     for ay in (y - r, y + r):  # the two rows at distance r, between those columns
@@ -391,9 +429,8 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
             for ax in range(x0, x1 + 1):
                 j = grid[ax * width + ay]
                 tiles += 1
-                if j >= 0 and iside[j] != iside[i]:
-                    cand[k] = j
-                    k += 1
+                cand[k] = j  # kept only when an enemy stands there (branch-free)
+                k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
     return k, tiles
 
 
