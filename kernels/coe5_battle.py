@@ -436,14 +436,18 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
 
 @njit(forceinline=True, error_model="numpy")
 def _pick_nearest(s, cand, k, P):
-    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
+    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in any order).
 
     Drawn at random, or the lowest-numbered with ``RANDOM_NEAREST`` off; a
-    lone candidate costs no draw.
+    lone candidate costs no draw.  The draw r picks the enemy the reference's
+    scan of all units meets r-th: the r-th lowest unit number.
     """
     if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        return cand[0]
-    return cand[bounded(s, k)]
+        low = cand[0]
+        for q in range(1, k):
+            low = min(low, cand[q])
+        return low
+    return _rth_smallest(cand, k, bounded(s, k))
 
 
 @njit(error_model="numpy")
@@ -511,7 +515,6 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
             return -1, 1 << 30
         if 8 * dmin < n:
             k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
-            _unit_order(cand, np.int64(k))
             return _pick_nearest(s, cand, np.int64(k), P), dmin
     k = 0
     dmin = 1 << 30
