@@ -435,19 +435,16 @@ def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _pick_nearest(s, cand, k, P):
-    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in any order).
+def _pick_nearest(s, k, P):
+    """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in unit order.
 
-    Drawn at random, or the lowest-numbered with ``RANDOM_NEAREST`` off; a
-    lone candidate costs no draw.  The draw r picks the enemy the reference's
-    scan of all units meets r-th: the r-th lowest unit number.
+    Drawn at random, or the lowest-numbered (rank 0) with ``RANDOM_NEAREST``
+    off; a lone candidate costs no draw.  The draw r picks the enemy the
+    reference's scan of all units meets r-th: the r-th lowest unit number.
     """
     if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        low = cand[0]
-        for q in range(1, k):
-            low = min(low, cand[q])
-        return low
-    return _rth_smallest(cand, k, bounded(s, k))
+        return 0
+    return bounded(s, k)
 
 
 @njit(error_model="numpy")
@@ -496,26 +493,28 @@ def distance_field(side, iside, state, px, py, width, length, dist):
 
 @njit(forceinline=True, error_model="numpy")
 def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
-    """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
+    """C-8.3: the nearest living enemies of i, the draw among them, and their distance.
 
-    [default] Among equally near enemies one is drawn at random; with
-    ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+    Returns ``(k, r, dmin)``: the k enemies at distance ``dmin`` are in
+    ``cand[:k]`` (in any order; k = 0 when there is none) and the one chosen
+    is the r-th lowest-numbered (see :func:`_pick_nearest`), which the caller
+    finds with :func:`_rth_smallest` only if it moves toward it: the draw is
+    made either way, as in the reference, but the search for the enemy is not.
 
     With a distance field of the enemy side (``dist``, tiles, or empty when
     the battle is too small to be worth one) the nearest distance is read off
-    i's tile, and the enemies at it off the ring of tiles at that distance;
-    sorted by unit number they are the very list the scan of all units makes,
-    and the draw is the same.  When the ring has more tiles than there are
-    units, the units are scanned instead.
+    i's tile, and the enemies at it off the ring of tiles at that distance:
+    the very enemies the scan of all units finds.  When the ring has more
+    tiles than there are units, the units are scanned instead.
     """
     n = iside.shape[0]
     if dist.shape[0] > 0:
         dmin = dist[px[i] * width + py[i]]
         if dmin >= 1 << 30:
-            return -1, 1 << 30
+            return 0, 0, dmin
         if 8 * dmin < n:
             k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
-            return _pick_nearest(s, cand, np.int64(k), P), dmin
+            return k, _pick_nearest(s, np.int64(k), P), dmin
     k = 0
     dmin = 1 << 30
     for j in range(n):
@@ -528,8 +527,8 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
                 cand[k] = j
                 k += 1
     if k == 0:
-        return -1, dmin
-    return _pick_nearest(s, cand, np.int64(k), P), dmin
+        return 0, 0, dmin
+    return k, _pick_nearest(s, np.int64(k), P), dmin
 
 
 @njit(error_model="numpy")
@@ -606,8 +605,8 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     on is live, so earlier movers keep their tiles.  ``dist`` is the distance
     field of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
-    if j < 0 or dmin <= 1:
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
+    if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
         return
@@ -619,6 +618,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
+    j = _rth_smallest(cand, np.int64(k), r)  # the enemy drawn, only now that it is needed
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
