@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
+from numba.core import cgutils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
@@ -115,6 +116,31 @@ def _borrowed(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def _popcount(typingctx, word):
+    """The number of bits set in the int64 ``word`` (LLVM's ``ctpop``)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+@njit(forceinline=True, error_model="numpy")
+def _rth_bit(bits, r):
+    """The number of the ``r``-th set bit (from 0) of the bitset ``bits`` (int64 words)."""
+    q = 0
+    c = _popcount(bits[0])
+    while r >= c:
+        r -= c
+        q += 1
+        c = _popcount(bits[q])
+    word = bits[q]
+    for _ in range(r):
+        word &= word - 1  # clear the lowest set bit
+    return q * 64 + np.int64(trailing_zeros(word))
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -339,11 +365,12 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
     The candidates are the living enemies in unit order, one drawn with
-    ``bounded(s, k)``.  They are read off the tiles of the box within ``hi``
-    of i when that box has fewer tiles than there are units (the draw is then
-    the r-th lowest unit number among them, by quickselect), else found by a
-    branch-free scan of the units, which meets them in unit order; either way
-    the same list, the same draw and the same enemy.
+    ``bounded(s, k)``.  When the box of tiles within ``hi`` of i has fewer
+    tiles than there are units, they are read off its tiles into a bitset of
+    unit numbers (in ``cand``), and the draw r takes the r-th bit set;
+    otherwise the units are scanned twice, once to count them (a vectorised
+    loop) and once to walk to the r-th.  Either way the same k, the same draw
+    and the same enemy as the reference's scan.
     """
     x = px[i]
     y = py[i]
@@ -353,16 +380,22 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     y0 = max(0, y - hi)
     y1 = min(width - 1, y + hi)
     k = 0
-    if (x1 - x0 + 1) * (y1 - y0 + 1) < iside.shape[0]:
+    n = iside.shape[0]
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < n:
+        bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
+        for q in range((n + 63) >> 6):
+            bits[q] = 0
         for ax in range(x0, x1 + 1):
             for ay in range(y0, y1 + 1):
                 j = grid[ax * width + ay]
-                cand[k] = j  # kept only when an enemy stands there (branch-free)
-                k += np.int64((j >= 0) & (iside[max(j, 0)] != si) & (lo <= _cheb(x, y, ax, ay)))
+                jj = max(j, 0)
+                ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
+                bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
+        for q in range((n + 63) >> 6):
+            k += _popcount(bits[q])
         if k == 0:
             return -1
-        return _rth_smallest(cand, np.int64(k), bounded(s, k))
-    n = iside.shape[0]
+        return _rth_bit(bits, bounded(s, k))
     for j in range(n):  # count them (a loop the compiler vectorises)
         d = max(abs(px[j] - x), abs(py[j] - y))
         k += np.int64((state[j] == ALIVE) & (iside[j] != si) & (lo <= d) & (d <= hi))
