@@ -436,35 +436,70 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
-    """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
+def _ring_sides(x, y, r, width, length):
+    """The ring of tiles at Chebyshev distance ``r`` from (x, y), clipped to the grid.
 
-    Returns ``(k, tiles)``: how many enemies, and how many tiles were looked at.
+    Returns ``(y0, y1, x0, x1)``: the two whole columns x - r and x + r span
+    rows y0..y1, and the two rows y - r and y + r span columns x0..x1 between
+    them (each side only where it lies on the grid).
     """
-    x = px[i]
-    y = py[i]
-    si = iside[i]
+    return (max(0, y - r), min(width - 1, y + r), max(0, x - r + 1), min(length - 1, x + r - 1))
+
+
+@njit(forceinline=True, error_model="numpy")
+def _ring_count(x, y, r, dist, width, length):
+    """How many units of the field's side stand on the ring at distance r from (x, y).
+
+    Four differences of the field's prefix counts (see :func:`distance_field`),
+    one per side of the ring: no tile is looked at.
+    """
+    tiles = width * length
+    cols = tiles + length * (width + 1)  # start of the counts along each row
+    y0, y1, x0, x1 = _ring_sides(x, y, r, width, length)
     k = 0
-    tiles = 0
-    y0 = max(0, y - r)
-    y1 = min(width - 1, y + r)
-    for ax in (x - r, x + r):  # the two columns at distance r, whole
+    for ax in (x - r, x + r):
         if 0 <= ax < length:
+            c = tiles + ax * (width + 1)
+            k += dist[c + y1 + 1] - dist[c + y0]
+    if x0 <= x1:
+        for ay in (y - r, y + r):
+            if 0 <= ay < width:
+                c = cols + ay * (length + 1)
+                k += dist[c + x1 + 1] - dist[c + x0]
+    return k
+
+
+@njit(forceinline=True, error_model="numpy")
+def _ring_list(x, y, r, grid, dist, width, length, cand):
+    """The units of the field's side on the ring at distance r from (x, y), into cand.
+
+    Only the sides of the ring that hold any (by the prefix counts) are read;
+    a unit of the side stands where the field is 0.  Returns how many.
+    """
+    tiles = width * length
+    cols = tiles + length * (width + 1)
+    y0, y1, x0, x1 = _ring_sides(x, y, r, width, length)
+    k = 0
+    for ax in (x - r, x + r):  # the two columns at distance r, whole
+        if (
+            0 <= ax < length
+            and dist[tiles + ax * (width + 1) + y1 + 1] > dist[tiles + ax * (width + 1) + y0]
+        ):
             for ay in range(y0, y1 + 1):
-                j = grid[ax * width + ay]
-                tiles += 1
-                cand[k] = j  # kept only when an enemy stands there (branch-free)
-                k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
-    x0 = max(0, x - r + 1)
-    x1 = min(length - 1, x + r - 1)
-    for ay in (y - r, y + r):  # the two rows at distance r, between those columns
-        if 0 <= ay < width:
-            for ax in range(x0, x1 + 1):
-                j = grid[ax * width + ay]
-                tiles += 1
-                cand[k] = j  # kept only when an enemy stands there (branch-free)
-                k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
-    return k, tiles
+                t = ax * width + ay
+                cand[k] = grid[t]  # kept only when a unit of the side stands there
+                k += np.int64(dist[t] == 0)
+    if x0 <= x1:
+        for ay in (y - r, y + r):  # the two rows at distance r, between those columns
+            if (
+                0 <= ay < width
+                and dist[cols + ay * (length + 1) + x1 + 1] > dist[cols + ay * (length + 1) + x0]
+            ):
+                for ax in range(x0, x1 + 1):
+                    t = ax * width + ay
+                    cand[k] = grid[t]
+                    k += np.int64(dist[t] == 0)
+    return k
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -490,10 +525,26 @@ def distance_field(side, iside, state, px, py, width, length, dist):
     ``side`` has no living unit.
     """
     big = 1 << 30
-    dist[:] = big
+    tiles = width * length
+    dist[:tiles] = big
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] == side:
             dist[px[j] * width + py[j]] = 0
+    if dist.shape[0] > tiles:  # the prefix counts of the side's units, for _ring_count
+        rows = tiles  # then (width + 1) counts for each column x: units at (x, < y)
+        for x in range(length):
+            c = 0
+            dist[rows + x * (width + 1)] = 0
+            for y in range(width):
+                c += np.int64(dist[x * width + y] == 0)
+                dist[rows + x * (width + 1) + y + 1] = c
+        cols = tiles + length * (width + 1)  # then (length + 1) for each row y: at (< x, y)
+        for y in range(width):
+            c = 0
+            dist[cols + y * (length + 1)] = 0
+            for x in range(length):
+                c += np.int64(dist[x * width + y] == 0)
+                dist[cols + y * (length + 1) + x + 1] = c
     for x in range(length):  # forward pass: neighbours before (x, y)
         for y in range(width):
             t = x * width + y
@@ -545,9 +596,9 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
         dmin = dist[px[i] * width + py[i]]
         if dmin >= 1 << 30:
             return 0, 0, dmin
-        if 8 * dmin < n:
-            k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
-            return k, _pick_nearest(s, np.int64(k), P), dmin
+        if 8 * dmin < n:  # counted now, listed by _move only if it steps toward one
+            k = _ring_count(px[i], py[i], dmin, dist, width, length)
+            return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
     for j in range(n):
@@ -651,6 +702,8 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
+    if dist.shape[0] > 0 and 8 * dmin < iside.shape[0]:  # the ring was counted, not listed
+        _ring_list(qx[i], qy[i], dmin, qgrid, dist, width, length, cand)
     j = _rth_smallest(cand, np.int64(k), r)  # the enemy drawn, only now that it is needed
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
@@ -1282,7 +1335,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     dealt = np.zeros(2, np.int64)
     dbg = np.zeros((n, N_DEBUG), np.int64)
     tiles = width * length if n * n >= FIELD_MIN * width * length else 0
-    field = np.zeros((2, tiles), np.int64)
+    # Each side's field: distances (tiles), then prefix counts along columns and rows.
+    field = np.zeros((2, tiles + (length * (width + 1) + width * (length + 1) if tiles else 0)),
+                     np.int64)  # fmt: skip
     qx = np.zeros(n, np.int64)
     qy = np.zeros(n, np.int64)
     qgrid = np.empty(width * length, np.int64)
