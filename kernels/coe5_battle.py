@@ -361,6 +361,25 @@ def _rth_smallest(cand, k, r):
 
 
 @njit(forceinline=True, error_model="numpy")
+def _enemy_slots(iside, side):
+    """The slots ``e0 .. e1 - 1`` of the enemies of ``side``.
+
+    The attacker's slots come first (see :func:`_move_order`), so the
+    defender's start where ``iside`` turns 1: found by bisection.
+    """
+    n = iside.shape[0]
+    a = 0
+    b = n
+    while a < b:
+        m = (a + b) // 2
+        if iside[m] == 0:
+            a = m + 1
+        else:
+            b = m
+    return (a, n) if side == 0 else (0, a)
+
+
+@njit(forceinline=True, error_model="numpy")
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
@@ -396,15 +415,16 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
         if k == 0:
             return -1
         return _rth_bit(bits, bounded(s, k))
-    for j in range(n):  # count them (a loop the compiler vectorises)
+    e0, e1 = _enemy_slots(iside, si)
+    for j in range(e0, e1):  # count them (a loop the compiler vectorises)
         d = max(abs(px[j] - x), abs(py[j] - y))
-        k += np.int64((state[j] == ALIVE) & (iside[j] != si) & (lo <= d) & (d <= hi))
+        k += np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
     if k == 0:
         return -1
     r = bounded(s, k)
-    for j in range(n):  # the r-th of them in unit order
+    for j in range(e0, e1):  # the r-th of them in unit order
         d = max(abs(px[j] - x), abs(py[j] - y))
-        r -= np.int64((state[j] == ALIVE) & (iside[j] != si) & (lo <= d) & (d <= hi))
+        r -= np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
         if r < 0:
             return j
     return -1
