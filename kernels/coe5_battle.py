@@ -256,6 +256,15 @@ def _unit_order(cand, k):
 
 
 @njit(forceinline=True, error_model="numpy")
+def _rank_in(sorted_values, d, v):
+    """How many of ``sorted_values[:d]`` are below v, counted without a branch."""
+    g = 0
+    for a in range(d):
+        g += np.int64(sorted_values[a] < v)
+    return g
+
+
+@njit(forceinline=True, error_model="numpy")
 def _attack_order(key, m, scratch):
     """``order[:m]``: the indices of ``key[:m]`` by ascending key, equal keys by index.
 
@@ -272,46 +281,38 @@ def _attack_order(key, m, scratch):
     ``np.argsort`` included.  Two equal keys (a 64-bit tie, about m² / 2**33
     per round) go by index here; ``np.argsort``'s quicksort may order them
     either way, the one place where the battles equal the reference's only in
-    distribution.  ``scratch`` has shape (5, len(key) + 1); returns its row 0.
+    distribution.  ``scratch`` has shape (6, len(key) + 1); returns its row 0.
     """
     order = scratch[0]
     slot = scratch[1]
     count = scratch[2]
     groups = scratch[3]  # [0, d): the distinct high parts, ascending
     sizes = scratch[4]  # [0, d): how many keys each group has
+    starts = scratch[5]  # [0, d): the first bucket of each group
     d = 0
-    for q in range(m):  # the distinct high parts, in order (insertion; d is small)
+    for q in range(m):  # the distinct high parts in order, and their sizes
         h = key[q] >> 32
-        g = 0
-        while g < d and groups[g] < h:
-            g += 1
+        g = _rank_in(groups, d, h)
         if g < d and groups[g] == h:
+            sizes[g] += 1
             continue
-        for a in range(d, g, -1):
+        for a in range(d, g, -1):  # a new group: insert it (d is small)
             groups[a] = groups[a - 1]
+            sizes[a] = sizes[a - 1]
         groups[g] = h
+        sizes[g] = 1
         d += 1
-    for b in range(m + 1):
-        count[b] = 0
-    for q in range(m):  # group sizes, at count[g + 1]
-        h = key[q] >> 32
-        g = 0
-        while groups[g] != h:
-            g += 1
-        slot[q] = g
-        count[g + 1] += 1
     start = 0
-    for g in range(d):  # count[g]: the first bucket of group g
-        sizes[g] = count[g + 1]
-        count[g] = start
+    for g in range(d):
+        starts[g] = start
         start += sizes[g]
-    for q in range(m):  # the bucket of each key
-        g = slot[q]
-        slot[q] = count[g] + (((key[q] & _LOW32) * sizes[g]) >> 32)
     for b in range(m + 1):
         count[b] = 0
-    for q in range(m):
-        count[slot[q] + 1] += 1
+    for q in range(m):  # the bucket of each key, and how many keys each bucket has
+        g = _rank_in(groups, d, key[q] >> 32)
+        b = starts[g] + (((key[q] & _LOW32) * sizes[g]) >> 32)
+        slot[q] = b
+        count[b + 1] += 1
     for b in range(m):
         count[b + 1] += count[b]
     for q in range(m):  # counting sort by bucket, index order within a bucket
@@ -1074,7 +1075,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     early = P[R.TARGET_AT_ORDER] != 0
     atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
     atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
-    sort_scratch = np.empty((5, atk_key.shape[0] + 1), np.int64)  # for _attack_order
+    sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
     # stale[e]: side e's field no longer matches the positions movers choose from.
     # With simultaneous moves a side's moves during a sweep only mark it
     # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.

@@ -211,7 +211,7 @@ def test_attack_order_is_a_sort_with_equal_keys_by_index(tie_bits):
     rng = np.random.default_rng(5)
     for m in (0, 1, 2, 15, 16, 17, 150, 400):
         key = _attack_keys(rng, m + 3, tie_bits)  # the array outlives the m attacks
-        scratch = np.empty((5, key.shape[0] + 1), np.int64)
+        scratch = np.empty((6, key.shape[0] + 1), np.int64)
         got = _attack_order.py_func(key, m, scratch)[:m]
         np.testing.assert_array_equal(got, np.argsort(key[:m], kind="stable"))
         if tie_bits == 32:  # distinct keys: the very permutation of the reference's argsort
