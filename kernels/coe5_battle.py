@@ -331,37 +331,6 @@ def _attack_order(key, m, scratch):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _rth_smallest(cand, k, r):
-    """The ``r``-th smallest (from 0) of the distinct numbers ``cand[:k]``; reorders them.
-
-    Quickselect: the unit the reference's scan of all units meets ``r``-th,
-    found in time linear in k instead of sorting the list.
-    """
-    lo = 0
-    hi = k - 1
-    while lo < hi:
-        pivot = cand[(lo + hi) // 2]
-        a = lo
-        b = hi
-        while a <= b:
-            while cand[a] < pivot:
-                a += 1
-            while cand[b] > pivot:
-                b -= 1
-            if a <= b:
-                cand[a], cand[b] = cand[b], cand[a]
-                a += 1
-                b -= 1
-        if r <= b:
-            hi = b
-        elif r >= a:
-            lo = a
-        else:
-            break  # cand[b + 1 .. a - 1] all equal the pivot, and r is among them
-    return cand[r]
-
-
-@njit(forceinline=True, error_model="numpy")
 def _enemy_slots(iside, side):
     """The slots ``e0 .. e1 - 1`` of the enemies of ``side``.
 
@@ -457,70 +426,80 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_sides(x, y, r, width, length):
-    """The ring of tiles at Chebyshev distance ``r`` from (x, y), clipped to the grid.
+def _box_count(table, width, xa, xb, ya, yb):
+    """Units of the table's side on the tiles xa..xb by ya..yb (clipped to the grid).
 
-    Returns ``(y0, y1, x0, x1)``: the two whole columns x - r and x + r span
-    rows y0..y1, and the two rows y - r and y + r span columns x0..x1 between
-    them (each side only where it lies on the grid).
+    ``table`` is the side's summed-area table (see :func:`count_table`): four
+    reads, whatever the size of the box.
     """
-    return (max(0, y - r), min(width - 1, y + r), max(0, x - r + 1), min(length - 1, x + r - 1))
+    w1 = width + 1
+    return (table[(xb + 1) * w1 + yb + 1] - table[xa * w1 + yb + 1]
+            - table[(xb + 1) * w1 + ya] + table[xa * w1 + ya])  # fmt: skip
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_count(x, y, r, dist, width, length):
-    """How many units of the field's side stand on the ring at distance r from (x, y).
-
-    Four differences of the field's prefix counts (see :func:`distance_field`),
-    one per side of the ring: no tile is looked at.
-    """
-    tiles = width * length
-    cols = tiles + length * (width + 1)  # start of the counts along each row
-    y0, y1, x0, x1 = _ring_sides(x, y, r, width, length)
-    k = 0
-    for ax in (x - r, x + r):
-        if 0 <= ax < length:
-            c = tiles + ax * (width + 1)
-            k += dist[c + y1 + 1] - dist[c + y0]
-    if x0 <= x1:
-        for ay in (y - r, y + r):
-            if 0 <= ay < width:
-                c = cols + ay * (length + 1)
-                k += dist[c + x1 + 1] - dist[c + x0]
-    return k
+def _within(x, y, r, table, width, length):
+    """Units of the table's side within Chebyshev distance r of (x, y)."""
+    return _box_count(table, width, max(0, x - r), min(length - 1, x + r), max(0, y - r),
+                      min(width - 1, y + r))  # fmt: skip
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_list(x, y, r, grid, dist, width, length, cand):
-    """The units of the field's side on the ring at distance r from (x, y), into cand.
+def _nearest_distance(x, y, table, width, length):
+    """The Chebyshev distance from (x, y) to the nearest unit of the table's side.
 
-    Only the sides of the ring that hold any (by the prefix counts) are read;
-    a unit of the side stands where the field is 0.  Returns how many.
+    The least r whose box holds one: r doubles until its box holds one, then
+    bisection between r / 2 and r.  ``1 << 30`` when the side has no unit.
     """
-    tiles = width * length
-    cols = tiles + length * (width + 1)
-    y0, y1, x0, x1 = _ring_sides(x, y, r, width, length)
-    k = 0
+    if table[table.shape[0] - 1] == 0:
+        return 1 << 30
+    far = max(x, length - 1 - x, y, width - 1 - y)  # this box is the whole grid
+    lo = 0  # the box within lo holds none (the tile itself holds a unit of the other side)
+    hi = 1
+    while _within(x, y, hi, table, width, length) == 0:
+        lo = hi
+        hi = min(2 * hi, far)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _within(x, y, mid, table, width, length) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@njit(forceinline=True, error_model="numpy")
+def _ring_pick(x, y, r, rank, si, iside, grid, table, width, length, bits):
+    """The ``rank``-th lowest-numbered enemy of side ``si`` on the ring at distance r.
+
+    The ring's four sides (two whole columns, two rows between them) are read
+    only where the table says they hold an enemy; the enemies found set their
+    bits in ``bits``, a bitset of unit numbers, and the rank-th bit set is the
+    enemy the reference's scan of all units meets rank-th.
+    """
+    for q in range((iside.shape[0] + 63) >> 6):
+        bits[q] = 0
+    y0 = max(0, y - r)
+    y1 = min(width - 1, y + r)
     for ax in (x - r, x + r):  # the two columns at distance r, whole
-        if (
-            0 <= ax < length
-            and dist[tiles + ax * (width + 1) + y1 + 1] > dist[tiles + ax * (width + 1) + y0]
-        ):
+        if 0 <= ax < length and _box_count(table, width, ax, ax, y0, y1) > 0:
             for ay in range(y0, y1 + 1):
-                t = ax * width + ay
-                cand[k] = grid[t]  # kept only when a unit of the side stands there
-                k += np.int64(dist[t] == 0)
-    if x0 <= x1:
-        for ay in (y - r, y + r):  # the two rows at distance r, between those columns
-            if (
-                0 <= ay < width
-                and dist[cols + ay * (length + 1) + x1 + 1] > dist[cols + ay * (length + 1) + x0]
-            ):
-                for ax in range(x0, x1 + 1):
-                    t = ax * width + ay
-                    cand[k] = grid[t]
-                    k += np.int64(dist[t] == 0)
-    return k
+                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
+    x0 = max(0, x - r + 1)
+    x1 = min(length - 1, x + r - 1)
+    for ay in (y - r, y + r):  # the two rows at distance r, between those columns
+        if 0 <= ay < width and x0 <= x1 and _box_count(table, width, x0, x1, ay, ay) > 0:
+            for ax in range(x0, x1 + 1):
+                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
+    return _rth_bit(bits, rank)
+
+
+@njit(forceinline=True, error_model="numpy")
+def _set_enemy_bit(j, si, iside, bits):
+    """Set unit j's bit when j (a tile's occupant, -1 for none) is an enemy of side si."""
+    jj = max(j, 0)
+    ok = np.int64((j >= 0) & (iside[jj] != si))
+    bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -536,89 +515,50 @@ def _pick_nearest(s, k, P):
     return bounded(s, k)
 
 
-@njit(error_model="numpy")
-def distance_field(side, iside, state, px, py, width, length, dist):
-    """Chebyshev distance from every tile to the nearest living unit of ``side``.
+@njit(forceinline=True, error_model="numpy")
+def count_table(side, iside, state, px, py, width, length, table):
+    """The summed-area table of the living units of ``side``.
 
-    A multi-source breadth-first search with king's steps, done as the classic
-    two-pass distance transform (each pass takes the four neighbours already
-    visited), which is exact for the Chebyshev metric.  ``1 << 30`` where
-    ``side`` has no living unit.
+    ``table[x * (width + 1) + y]`` counts them on the tiles left of column x
+    and below row y, shape ``(length + 1) * (width + 1)``: any box of tiles
+    is counted from four entries (:func:`_box_count`).
     """
-    big = 1 << 30
-    tiles = width * length
-    dist[:tiles] = big
+    w1 = width + 1
+    for t in range(table.shape[0]):
+        table[t] = 0
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] == side:
-            dist[px[j] * width + py[j]] = 0
-    if dist.shape[0] > tiles:  # the prefix counts of the side's units, for _ring_count
-        rows = tiles  # then (width + 1) counts for each column x: units at (x, < y)
-        for x in range(length):
-            c = 0
-            dist[rows + x * (width + 1)] = 0
-            for y in range(width):
-                c += np.int64(dist[x * width + y] == 0)
-                dist[rows + x * (width + 1) + y + 1] = c
-        cols = tiles + length * (width + 1)  # then (length + 1) for each row y: at (< x, y)
-        for y in range(width):
-            c = 0
-            dist[cols + y * (length + 1)] = 0
-            for x in range(length):
-                c += np.int64(dist[x * width + y] == 0)
-                dist[cols + y * (length + 1) + x + 1] = c
-    for x in range(length):  # forward pass: neighbours before (x, y)
-        for y in range(width):
-            t = x * width + y
-            d = dist[t]
-            if y > 0:
-                d = min(d, dist[t - 1] + 1)
-            if x > 0:
-                b = t - width
-                d = min(d, dist[b] + 1)
-                if y > 0:
-                    d = min(d, dist[b - 1] + 1)
-                if y < width - 1:
-                    d = min(d, dist[b + 1] + 1)
-            dist[t] = d
-    for x in range(length - 1, -1, -1):  # backward pass: neighbours after (x, y)
-        for y in range(width - 1, -1, -1):
-            t = x * width + y
-            d = dist[t]
-            if y < width - 1:
-                d = min(d, dist[t + 1] + 1)
-            if x < length - 1:
-                b = t + width
-                d = min(d, dist[b] + 1)
-                if y > 0:
-                    d = min(d, dist[b - 1] + 1)
-                if y < width - 1:
-                    d = min(d, dist[b + 1] + 1)
-            dist[t] = d
+            table[(px[j] + 1) * w1 + py[j] + 1] = 1
+    for x in range(1, length + 1):
+        run = 0  # the column's units up to row y
+        for y in range(1, w1):
+            run += table[x * w1 + y]
+            table[x * w1 + y] = table[(x - 1) * w1 + y] + run
 
 
 @njit(forceinline=True, error_model="numpy")
-def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
-    """C-8.3: the nearest living enemies of i, the draw among them, and their distance.
+def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, table, P, cand):
+    """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
 
-    Returns ``(k, r, dmin)``: the k enemies at distance ``dmin`` are in
-    ``cand[:k]`` (in any order; k = 0 when there is none) and the one chosen
-    is the r-th lowest-numbered (see :func:`_pick_nearest`), which the caller
-    finds with :func:`_rth_smallest` only if it moves toward it: the draw is
-    made either way, as in the reference, but the search for the enemy is not.
+    Returns ``(k, r, dmin)``, k = 0 when there is none; the one chosen is the
+    r-th lowest-numbered of the k (see :func:`_pick_nearest`).  The draw is
+    made here, as in the reference, whether or not i then moves; which enemy
+    it names is looked for by :func:`_move` only when i steps toward it.
 
-    With a distance field of the enemy side (``dist``, tiles, or empty when
-    the battle is too small to be worth one) the nearest distance is read off
-    i's tile, and the enemies at it off the ring of tiles at that distance:
-    the very enemies the scan of all units finds.  When the ring has more
-    tiles than there are units, the units are scanned instead.
+    With the summed-area table of the enemy side (``table``, or empty when the
+    battle is too small to be worth one), ``dmin`` is the least r whose box
+    around i holds an enemy (:func:`_nearest_distance`) and k is the count of
+    that box: all of them stand on its ring.  When the ring has more tiles
+    than there are units, the units are scanned instead, and ``cand[:k]``
+    then lists the k in unit order.
     """
     n = iside.shape[0]
-    if dist.shape[0] > 0:
-        dmin = dist[px[i] * width + py[i]]
+    if table.shape[0] > 0:
+        dmin = _nearest_distance(px[i], py[i], table, width, length)
         if dmin >= 1 << 30:
             return 0, 0, dmin
-        if 8 * dmin < n:  # counted now, listed by _move only if it steps toward one
-            k = _ring_count(px[i], py[i], dmin, dist, width, length)
+        if 8 * dmin < n:  # counted now, found by _move only if it steps toward one
+            k = _within(px[i], py[i], dmin, table, width, length)  # all on the ring
             return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
@@ -702,15 +642,16 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 @njit(forceinline=True, error_model="numpy")
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
-          wall_col, dist, P, cand):  # fmt: skip
+          wall_col, table, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
     ``qgrid`` (see :func:`play_battle`); only the occupancy ``grid`` it steps
-    on is live, so earlier movers keep their tiles.  ``dist`` is the distance
-    field of i's enemies at ``qx, qy`` (or empty: scan the units).
+    on is live, so earlier movers keep their tiles.  ``table`` is the
+    summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, table, P,
+                                cand)  # fmt: skip
     if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -723,9 +664,11 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
-    if dist.shape[0] > 0 and 8 * dmin < iside.shape[0]:  # the ring was counted, not listed
-        _ring_list(qx[i], qy[i], dmin, qgrid, dist, width, length, cand)
-    j = _rth_smallest(cand, np.int64(k), r)  # the enemy drawn, only now that it is needed
+    if table.shape[0] > 0 and 8 * dmin < iside.shape[0]:  # counted, not listed: find it
+        j = _ring_pick(qx[i], qy[i], dmin, r, iside[i], iside, qgrid, table, width, length,
+                       cand)  # fmt: skip
+    else:
+        j = cand[r]  # the scan listed them in unit order
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
@@ -1182,7 +1125,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                         mark[iside[i]] = True
                 e = 1 - iside[i]
                 if use_field and stale[e]:  # the enemies moved, died or routed since
-                    distance_field(e, iside, state, qx, qy, width, length, field[e])
+                    count_table(e, iside, state, qx, qy, width, length, field[e])
                     stale[e] = False
                 x0 = px[i]
                 y0 = py[i]
@@ -1356,9 +1299,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     dealt = np.zeros(2, np.int64)
     dbg = np.zeros((n, N_DEBUG), np.int64)
     tiles = width * length if n * n >= FIELD_MIN * width * length else 0
-    # Each side's field: distances (tiles), then prefix counts along columns and rows.
-    field = np.zeros((2, tiles + (length * (width + 1) + width * (length + 1) if tiles else 0)),
-                     np.int64)  # fmt: skip
+    field = np.zeros((2, (length + 1) * (width + 1) if tiles else 0), np.int64)  # count_table
     qx = np.zeros(n, np.int64)
     qy = np.zeros(n, np.int64)
     qgrid = np.empty(width * length, np.int64)
