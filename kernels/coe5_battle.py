@@ -14,32 +14,51 @@ order of an army does not matter.  Positions are (x, y) = (column, row).
 
 Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
 unit on each tile (dead and routed units leave it), so the searches for
-enemies look at tiles near a unit instead of at every unit: the targets of a
-shot (C-5.1) by the box of tiles within range, fear (C-8.5) by the 8 tiles
-around, and the nearest enemy (C-8.3) by a per-side distance field.  Each
-search lists the enemies it finds, sorts them by unit number and draws among
-them exactly as the scan of every unit in :mod:`kernels.coe5_battle_ref`
-does (that scan meets them in unit order): the same draws from the stream in
-the same order, so every battle is the same, bit for bit.  When the tiles to
-look at outnumber the units, a search scans the units instead; that choice
-changes only the cost, never a result.
+enemies look at tiles near a unit instead of at every unit.  The reference
+(:mod:`kernels.coe5_battle_ref`) scans every unit, lists the k that qualify
+in unit order and draws ``bounded(s, k)``; each search here finds the same k
+and makes the same draw r, then names the enemy the scan meets r-th, the
+r-th lowest unit number among them: the same draws from the stream in the
+same order, so every battle is the same, bit for bit.  How each search gets
+k and the r-th:
 
-C-8.3 with the index.  ``field[e]`` is the Chebyshev distance from every tile
-to the nearest living unit of side e (an exact two-pass distance transform,
-the same as a multi-source breadth-first search with king's steps).  A mover
-reads its nearest distance d off its tile, lists the enemies on the ring of
-tiles at distance d, sorts them by unit number, and draws one with
-``bounded(s, k)`` exactly as the reference (a lone enemy, or
-``random_nearest`` off: the first, with no draw).  [default] simultaneous
-moves: at the start of each sweep the positions (``qx, qy``) and the
-occupancy (``qgrid``) are copied and both fields describe that snapshot; a
-side's moves during the sweep only mark its field for rebuilding at the next
-sweep, while the live ``grid`` decides which tiles are free to step on.  With
-``simultaneous_moves`` off the movers choose from the live positions, and a
-side's field is rebuilt before the next mover that looks at it after a unit
-of that side moved.  Deaths and routs happen outside movement, so both fields
-are rebuilt (lazily) at each movement step.  The movers come in
-``_move_order`` (paired ranks, or all attackers first) as in the reference.
+- a shot's targets (C-5.1, ``_random_enemy``): when the box of tiles within
+  range is smaller than the number of units, its enemies set their bits in a
+  bitset of unit numbers (branch-free), k is the popcount and the enemy is
+  the r-th bit set; otherwise the enemy's slots (one range: attacker first)
+  are scanned twice, to count (a vectorised loop) and to walk to the r-th;
+- fear (C-8.5) reads the 8 tiles around a unit and sorts those enemies by
+  number (``_unit_order``); a melee target is drawn among the 8 tiles in tile
+  order, as the reference does too;
+- the nearest enemy (C-8.3): below.
+
+C-8.3 with the index.  ``field[e]`` is the summed-area table of side e's
+living units (``count_table``), so any box of tiles is counted from four
+entries.  A mover's nearest distance d is the least r whose box around it
+holds an enemy (doubling, then bisection), and that box's count is k, the
+enemies at distance d, all on its ring: enough for the draw, which is made
+for every mover as in the reference (a lone enemy, or ``random_nearest``
+off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
+reads the sides of the ring that hold enemies into a bitset of unit numbers
+and takes the r-th bit (``_ring_pick``).  When the ring has more tiles than
+there are units the units are scanned as in the reference; like every
+choice between tiles and units, it changes the cost, never a result.
+[default] simultaneous moves: at the start of each sweep the positions
+(``qx, qy``) and the occupancy (``qgrid``) are copied and both tables
+describe that snapshot; a side's moves during the sweep only mark its table
+for rebuilding at the next sweep, while the live ``grid`` decides which
+tiles are free to step on.  With ``simultaneous_moves`` off the movers
+choose from the live positions, and a side's table is rebuilt before the
+next mover that looks at it after a unit of that side moved.  Deaths and
+routs happen outside movement, so both tables are rebuilt (lazily) at each
+movement step.  The movers come in ``_move_order`` (paired ranks, or all
+attackers first) as in the reference.
+
+Attack order (steps 6-7).  ``_attack_order`` bucket-sorts the keys instead of
+the reference's ``np.argsort``: the same permutation for distinct keys.  Two
+equal 64-bit keys (about m² / 2**33 a round for m attacks) go by index here,
+and by whatever the quicksort does there: the one case in which the battles
+equal the reference's in distribution only.
 """
 
 from __future__ import annotations
@@ -95,7 +114,7 @@ TWO = np.int64(2)
 IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
 ANYWHERE = np.int64(1 << 30)
 
-#: Distance fields are used when units² ≥ this × tiles (a matter of cost only).
+#: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
 
 
@@ -934,8 +953,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 dbg, field, qx, qy, qgrid):  # fmt: skip
     """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
 
-    ``field`` holds the two sides' distance fields, shape (2, tiles), or (2, 0)
-    to find the nearest enemies by scanning the units.  ``qx, qy`` (units) and
+    ``field`` holds the two sides' summed-area tables (:func:`count_table`), shape
+    (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest enemies by
+    scanning the units.  ``qx, qy`` (units) and
     ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
     """
     # Uncounted views of the arrays (see _borrowed); the caller's arrays outlive this call.
@@ -1004,7 +1024,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
-    # Distance fields of the two sides pay off once the units outnumber the tiles
+    # Summed-area tables of the two sides pay off once the units outnumber the tiles
     # of a ring; below that the scan of the units is cheaper (same result).
     use_field = field.shape[1] > 0
     no_field = field[0, :0]
@@ -1019,9 +1039,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
     atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
     sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
-    # stale[e]: side e's field no longer matches the positions movers choose from.
+    # stale[e]: side e's table no longer matches the positions movers choose from.
     # With simultaneous moves a side's moves during a sweep only mark it
-    # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
+    # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
     stale = np.ones(2, np.bool_)
     moved = np.zeros(2, np.bool_)
     mark = moved if snapshot else stale
@@ -1098,7 +1118,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             _clear_clouds(s, cloud, P)
         # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
         # C-8.3 [default] simultaneous moves: every unit chooses from where the
-        # units stood when the sweep began (qx, qy, qgrid and the distance fields
+        # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
         # built from them); only the occupancy ``grid`` it steps on is live.
         stale[:] = True  # deaths and routs since the last movement
         for sweep in range(2):
