@@ -24,6 +24,11 @@ ROSTER = load_units()
 SPEAR = Weapon("Spear", mc.parse_die("1-6"))
 BURROWER = Unit("Burrower", 12, (SPEAR,), combat_burrowing=True)
 TUNNELLER = Unit("Sapper", 10, (SPEAR,), siege_tunneling=True)
+WAND_MAGE = Unit(
+    "Wand mage",
+    9,
+    (Weapon("Wand", mc.parse_die("1-6"), type="fire", range=6, wand=True), SPEAR),
+)  # C-8.7: wands attack first, so the attack order mixes wand and initiative groups
 CLOUD = Unit(
     "Cloud mage", 8, (Weapon("Stink cloud", mc.parse_die("1-4"), type="poison", range=6,
                              cloud=True), SPEAR),
@@ -140,6 +145,16 @@ CASES = [
         [(r("pikeman"), 50), (r("archer"), 20)],
         8,
         {"width": 20, "length": 30},
+    ),
+    (
+        # Many archers: the targets of shots by the bitset of a clipped box and
+        # by the scan of the enemy's slots; knights' three initiatives and wands
+        # give the attack order several groups.
+        "many-archers-wands-60v60",
+        [(WAND_MAGE, 8), (r("archer"), 40), (r("knight"), 12)],
+        [(r("archer"), 45), (r("pikeman"), 15)],
+        16,
+        {},
     ),
     (
         "200v200-30x40",
