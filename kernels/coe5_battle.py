@@ -421,18 +421,20 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
 
 @njit(forceinline=True, error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
-    """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
+    """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand).
+
+    In tile order (column by column), as the reference lists them; i's own
+    tile holds i, no enemy, so the 3 by 3 box is read whole, without a branch.
+    """
+    x = px[i]
+    y = py[i]
+    si = iside[i]
     k = 0
-    for dx in range(-1, 2):
-        for dy in range(-1, 2):
-            ax = px[i] + dx
-            ay = py[i] + dy
-            if (dx == 0 and dy == 0) or ax < 0 or ay < 0 or ax >= length or ay >= width:
-                continue
+    for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
+        for ay in range(max(0, y - 1), min(width - 1, y + 1) + 1):
             j = grid[ax * width + ay]
-            if j >= 0 and iside[j] != iside[i]:
-                cand[k] = j
-                k += 1
+            cand[k] = j  # kept only when an enemy stands there
+            k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
     return k
 
 
