@@ -294,7 +294,8 @@ def _attack_order(key, m, scratch):
     bucket holds about one key.  The keys are dealt to the buckets in index
     order and a final insertion sort orders each bucket (buckets are already
     in key order, so keys only move within theirs).  Right for any keys; fast
-    when the low parts are spread, as random ties are.
+    when the low parts are spread, as random ties are.  Up to 16 keys, the
+    insertion sort alone.
 
     With distinct keys this is the permutation of any sort, the reference's
     ``np.argsort`` included.  Two equal keys (a 64-bit tie, about m² / 2**33
@@ -308,6 +309,11 @@ def _attack_order(key, m, scratch):
     groups = scratch[3]  # [0, d): the distinct high parts, ascending
     sizes = scratch[4]  # [0, d): how many keys each group has
     starts = scratch[5]  # [0, d): the first bucket of each group
+    if m <= 16:  # a few attacks (small battles): the insertion sort alone
+        for q in range(m):
+            order[q] = q
+        _insertion_sort(order, key, m)
+        return order
     d = 0
     for q in range(m):  # the distinct high parts in order, and their sizes
         h = key[q] >> 32
@@ -338,7 +344,14 @@ def _attack_order(key, m, scratch):
         b = slot[q]
         order[count[b]] = q
         count[b] += 1
-    for a in range(1, m):  # insertion sort: equal keys keep their index order
+    _insertion_sort(order, key, m)  # within the buckets
+    return order
+
+
+@njit(forceinline=True, error_model="numpy")
+def _insertion_sort(order, key, m):
+    """Sort the indices ``order[:m]`` by ``key``; equal keys keep their order."""
+    for a in range(1, m):
         q = order[a]
         v = key[q]
         b = a - 1
@@ -346,7 +359,6 @@ def _attack_order(key, m, scratch):
             order[b + 1] = order[b]
             b -= 1
         order[b + 1] = q
-    return order
 
 
 @njit(forceinline=True, error_model="numpy")
