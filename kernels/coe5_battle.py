@@ -479,26 +479,31 @@ def _within(x, y, r, table, width, length):
 
 @njit(forceinline=True, error_model="numpy")
 def _nearest_distance(x, y, table, width, length):
-    """The Chebyshev distance from (x, y) to the nearest unit of the table's side.
+    """The distance from (x, y) to the nearest units of the table's side, and how many.
 
     The least r whose box holds one: r doubles until its box holds one, then
-    bisection between r / 2 and r.  ``1 << 30`` when the side has no unit.
+    bisection between r / 2 and r.  Returns ``(r, count)``, the count of that
+    box, all of them at distance r; ``(1 << 30, 0)`` when the side has none.
     """
     if table[table.shape[0] - 1] == 0:
-        return 1 << 30
+        return 1 << 30, 0
     far = max(x, length - 1 - x, y, width - 1 - y)  # this box is the whole grid
     lo = 0  # the box within lo holds none (the tile itself holds a unit of the other side)
     hi = 1
-    while _within(x, y, hi, table, width, length) == 0:
+    k = _within(x, y, hi, table, width, length)
+    while k == 0:
         lo = hi
         hi = min(2 * hi, far)
+        k = _within(x, y, hi, table, width, length)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if _within(x, y, mid, table, width, length) > 0:
+        c = _within(x, y, mid, table, width, length)
+        if c > 0:
             hi = mid
+            k = c
         else:
             lo = mid
-    return hi
+    return hi, k
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -587,11 +592,10 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, table, P, ca
     """
     n = iside.shape[0]
     if table.shape[0] > 0:
-        dmin = _nearest_distance(px[i], py[i], table, width, length)
+        dmin, k = _nearest_distance(px[i], py[i], table, width, length)
         if dmin >= 1 << 30:
             return 0, 0, dmin
         if 8 * dmin < n:  # counted now, found by _move only if it steps toward one
-            k = _within(px[i], py[i], dmin, table, width, length)  # all on the ring
             return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
