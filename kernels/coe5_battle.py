@@ -14,39 +14,59 @@ order of an army does not matter.  Positions are (x, y) = (column, row).
 
 Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
 unit on each tile (dead and routed units leave it), so the searches for
-enemies look at tiles near a unit instead of at every unit: the targets of a
-shot (C-5.1) by the box of tiles within range, fear (C-8.5) by the 8 tiles
-around, and the nearest enemy (C-8.3) by a per-side distance field.  Each
-search lists the enemies it finds, sorts them by unit number and draws among
-them exactly as the scan of every unit in :mod:`kernels.coe5_battle_ref`
-does (that scan meets them in unit order): the same draws from the stream in
-the same order, so every battle is the same, bit for bit.  When the tiles to
-look at outnumber the units, a search scans the units instead; that choice
-changes only the cost, never a result.
+enemies look at tiles near a unit instead of at every unit.  The reference
+(:mod:`kernels.coe5_battle_ref`) scans every unit, lists the k that qualify
+in unit order and draws ``bounded(s, k)``; each search here finds the same k
+and makes the same draw r, then names the enemy the scan meets r-th, the
+r-th lowest unit number among them: the same draws from the stream in the
+same order, so every battle is the same, bit for bit.  How each search gets
+k and the r-th:
 
-C-8.3 with the index.  ``field[e]`` is the Chebyshev distance from every tile
-to the nearest living unit of side e (an exact two-pass distance transform,
-the same as a multi-source breadth-first search with king's steps).  A mover
-reads its nearest distance d off its tile, lists the enemies on the ring of
-tiles at distance d, sorts them by unit number, and draws one with
-``bounded(s, k)`` exactly as the reference (a lone enemy, or
-``random_nearest`` off: the first, with no draw).  [default] simultaneous
-moves: at the start of each sweep the positions (``qx, qy``) and the
-occupancy (``qgrid``) are copied and both fields describe that snapshot; a
-side's moves during the sweep only mark its field for rebuilding at the next
-sweep, while the live ``grid`` decides which tiles are free to step on.  With
-``simultaneous_moves`` off the movers choose from the live positions, and a
-side's field is rebuilt before the next mover that looks at it after a unit
-of that side moved.  Deaths and routs happen outside movement, so both fields
-are rebuilt (lazily) at each movement step.  The movers come in
-``_move_order`` (paired ranks, or all attackers first) as in the reference.
+- a shot's targets (C-5.1, ``_random_enemy``): when the box of tiles within
+  range is smaller than the number of units, its enemies set their bits in a
+  bitset of unit numbers (branch-free), k is the popcount and the enemy is
+  the r-th bit set; otherwise the enemy's slots (one range: attacker first)
+  are scanned twice, to count (a vectorised loop) and to walk to the r-th;
+- fear (C-8.5) reads the 8 tiles around a unit and sorts those enemies by
+  number (``_unit_order``); a melee target is drawn among the 8 tiles in tile
+  order, as the reference does too;
+- the nearest enemy (C-8.3): below.
+
+C-8.3 with the index.  ``field[e]`` is the summed-area table of side e's
+living units (``count_table``), so any box of tiles is counted from four
+entries.  A mover's nearest distance d is the least r whose box around it
+holds an enemy (doubling, then bisection), and that box's count is k, the
+enemies at distance d, all on its ring: enough for the draw, which is made
+for every mover as in the reference (a lone enemy, or ``random_nearest``
+off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
+reads the sides of the ring that hold enemies into a bitset of unit numbers
+and takes the r-th bit (``_ring_pick``).  When the ring has more tiles than
+there are units the units are scanned as in the reference; like every
+choice between tiles and units, it changes the cost, never a result.
+[default] simultaneous moves: at the start of each sweep the positions
+(``qx, qy``) and the occupancy (``qgrid``) are copied and both tables
+describe that snapshot; a side's moves during the sweep only mark its table
+for rebuilding at the next sweep, while the live ``grid`` decides which
+tiles are free to step on.  With ``simultaneous_moves`` off the movers
+choose from the live positions, and a side's table is rebuilt before the
+next mover that looks at it after a unit of that side moved.  Deaths and
+routs happen outside movement, so both tables are rebuilt (lazily) at each
+movement step.  The movers come in ``_move_order`` (paired ranks, or all
+attackers first) as in the reference.
+
+Attack order (steps 6-7).  ``_attack_order`` bucket-sorts the keys instead of
+the reference's ``np.argsort``: the same permutation for distinct keys.  Two
+equal 64-bit keys (about m² / 2**33 a round for m attacks) go by index here,
+and by whatever the quicksort does there: the one case in which the battles
+equal the reference's in distribution only.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
+from numba.core import cgutils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
@@ -82,6 +102,7 @@ S_STUNNED = 4
 S_PARALYSED = 8
 
 _MASK32 = np.uint64(0xFFFFFFFF)
+_LOW32 = np.int64(0xFFFFFFFF)
 
 # Integer arguments as plain int64 scalars.  A literal such as ``0`` at a call
 # site is typed Literal[int](0), and Numba compiles the callee once more for it:
@@ -93,7 +114,7 @@ TWO = np.int64(2)
 IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
 ANYWHERE = np.int64(1 << 30)
 
-#: Distance fields are used when units² ≥ this × tiles (a matter of cost only).
+#: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
 
 
@@ -114,6 +135,31 @@ def _borrowed(typingctx, arr):
         return view._getvalue()
 
     return arr(arr), codegen
+
+
+@intrinsic
+def _popcount(typingctx, word):
+    """The number of bits set in the int64 ``word`` (LLVM's ``ctpop``)."""
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+@njit(forceinline=True, error_model="numpy")
+def _rth_bit(bits, r):
+    """The number of the ``r``-th set bit (from 0) of the bitset ``bits`` (int64 words)."""
+    q = 0
+    c = _popcount(bits[0])
+    while r >= c:
+        r -= c
+        q += 1
+        c = _popcount(bits[q])
+    word = bits[q]
+    for _ in range(r):
+        word &= word - 1  # clear the lowest set bit
+    return q * 64 + np.int64(trailing_zeros(word))
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -229,55 +275,178 @@ def _unit_order(cand, k):
 
 
 @njit(forceinline=True, error_model="numpy")
+def _rank_in(sorted_values, d, v):
+    """How many of ``sorted_values[:d]`` are below v, counted without a branch."""
+    g = 0
+    for a in range(d):
+        g += np.int64(sorted_values[a] < v)
+    return g
+
+
+@njit(forceinline=True, error_model="numpy")
+def _attack_order(key, m, scratch):
+    """``order[:m]``: the indices of ``key[:m]`` by ascending key, equal keys by index.
+
+    Steps 6-7 (C-8): a bucket sort made for the attack keys.  Each key is
+    ``high * 2**32 + low``; the distinct ``high`` parts (wand and initiative,
+    a handful) are the groups, in order, and within a group of g keys the low
+    32 bits (the random tie) pick one of g buckets, ``low * g >> 32``, so a
+    bucket holds about one key.  The keys are dealt to the buckets in index
+    order and a final insertion sort orders each bucket (buckets are already
+    in key order, so keys only move within theirs).  Right for any keys; fast
+    when the low parts are spread, as random ties are.  Up to 16 keys, the
+    insertion sort alone.
+
+    With distinct keys this is the permutation of any sort, the reference's
+    ``np.argsort`` included.  Two equal keys (a 64-bit tie, about m² / 2**33
+    per round) go by index here; ``np.argsort``'s quicksort may order them
+    either way, the one place where the battles equal the reference's only in
+    distribution.  ``scratch`` has shape (6, len(key) + 1); returns its row 0.
+    """
+    order = scratch[0]
+    slot = scratch[1]
+    count = scratch[2]
+    groups = scratch[3]  # [0, d): the distinct high parts, ascending
+    sizes = scratch[4]  # [0, d): how many keys each group has
+    starts = scratch[5]  # [0, d): the first bucket of each group
+    if m <= 16:  # a few attacks (small battles): the insertion sort alone
+        for q in range(m):
+            order[q] = q
+        _insertion_sort(order, key, m)
+        return order
+    d = 0
+    for q in range(m):  # the distinct high parts in order, and their sizes
+        h = key[q] >> 32
+        g = _rank_in(groups, d, h)
+        if g < d and groups[g] == h:
+            sizes[g] += 1
+            continue
+        for a in range(d, g, -1):  # a new group: insert it (d is small)
+            groups[a] = groups[a - 1]
+            sizes[a] = sizes[a - 1]
+        groups[g] = h
+        sizes[g] = 1
+        d += 1
+    start = 0
+    for g in range(d):
+        starts[g] = start
+        start += sizes[g]
+    for b in range(m + 1):
+        count[b] = 0
+    for q in range(m):  # the bucket of each key, and how many keys each bucket has
+        g = _rank_in(groups, d, key[q] >> 32)
+        b = starts[g] + (((key[q] & _LOW32) * sizes[g]) >> 32)
+        slot[q] = b
+        count[b + 1] += 1
+    for b in range(m):
+        count[b + 1] += count[b]
+    for q in range(m):  # counting sort by bucket, index order within a bucket
+        b = slot[q]
+        order[count[b]] = q
+        count[b] += 1
+    _insertion_sort(order, key, m)  # within the buckets
+    return order
+
+
+@njit(forceinline=True, error_model="numpy")
+def _insertion_sort(order, key, m):
+    """Sort the indices ``order[:m]`` by ``key``; equal keys keep their order."""
+    for a in range(1, m):
+        q = order[a]
+        v = key[q]
+        b = a - 1
+        while b >= 0 and key[order[b]] > v:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = q
+
+
+@njit(forceinline=True, error_model="numpy")
+def _enemy_slots(iside, side):
+    """The slots ``e0 .. e1 - 1`` of the enemies of ``side``.
+
+    The attacker's slots come first (see :func:`_move_order`), so the
+    defender's start where ``iside`` turns 1: found by bisection.
+    """
+    n = iside.shape[0]
+    a = 0
+    b = n
+    while a < b:
+        m = (a + b) // 2
+        if iside[m] == 0:
+            a = m + 1
+        else:
+            b = m
+    return (a, n) if side == 0 else (0, a)
+
+
+@njit(forceinline=True, error_model="numpy")
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
     The candidates are the living enemies in unit order, one drawn with
-    ``bounded(s, k)``.  They are read off the tiles of the box within ``hi``
-    of i when that box has fewer tiles than there are units, else found by
-    scanning the units; either way the same list in the same order.
+    ``bounded(s, k)``.  When the box of tiles within ``hi`` of i has fewer
+    tiles than there are units, they are read off its tiles into a bitset of
+    unit numbers (in ``cand``), and the draw r takes the r-th bit set;
+    otherwise the units are scanned twice, once to count them (a vectorised
+    loop) and once to walk to the r-th.  Either way the same k, the same draw
+    and the same enemy as the reference's scan.
     """
     x = px[i]
     y = py[i]
+    si = iside[i]
     x0 = max(0, x - hi)
     x1 = min(length - 1, x + hi)
     y0 = max(0, y - hi)
     y1 = min(width - 1, y + hi)
     k = 0
-    if (x1 - x0 + 1) * (y1 - y0 + 1) < iside.shape[0]:
+    n = iside.shape[0]
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < n:
+        bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
+        for q in range((n + 63) >> 6):
+            bits[q] = 0
         for ax in range(x0, x1 + 1):
             for ay in range(y0, y1 + 1):
                 j = grid[ax * width + ay]
-                if j >= 0 and iside[j] != iside[i] and lo <= _cheb(x, y, ax, ay):
-                    cand[k] = j
-                    k += 1
-        _unit_order(cand, np.int64(k))
-    else:
-        for j in range(iside.shape[0]):
-            if state[j] == ALIVE and iside[j] != iside[i]:
-                d = _cheb(x, y, px[j], py[j])
-                if lo <= d <= hi:
-                    cand[k] = j
-                    k += 1
+                jj = max(j, 0)
+                ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
+                bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
+        for q in range((n + 63) >> 6):
+            k += _popcount(bits[q])
+        if k == 0:
+            return -1
+        return _rth_bit(bits, bounded(s, k))
+    e0, e1 = _enemy_slots(iside, si)
+    for j in range(e0, e1):  # count them (a loop the compiler vectorises)
+        d = max(abs(px[j] - x), abs(py[j] - y))
+        k += np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
     if k == 0:
         return -1
-    return cand[bounded(s, k)]
+    r = bounded(s, k)
+    for j in range(e0, e1):  # the r-th of them in unit order
+        d = max(abs(px[j] - x), abs(py[j] - y))
+        r -= np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
+        if r < 0:
+            return j
+    return -1
 
 
 @njit(forceinline=True, error_model="numpy")
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
-    """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
+    """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand).
+
+    In tile order (column by column), as the reference lists them; i's own
+    tile holds i, no enemy, so the 3 by 3 box is read whole, without a branch.
+    """
+    x = px[i]
+    y = py[i]
+    si = iside[i]
     k = 0
-    for dx in range(-1, 2):
-        for dy in range(-1, 2):
-            ax = px[i] + dx
-            ay = py[i] + dy
-            if (dx == 0 and dy == 0) or ax < 0 or ay < 0 or ax >= length or ay >= width:
-                continue
+    for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
+        for ay in range(max(0, y - 1), min(width - 1, y + 1) + 1):
             j = grid[ax * width + ay]
-            if j >= 0 and iside[j] != iside[i]:
-                cand[k] = j
-                k += 1
+            cand[k] = j  # kept only when an enemy stands there
+            k += np.int64((j >= 0) & (iside[max(j, 0)] != si))
     return k
 
 
@@ -290,117 +459,144 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_enemies(i, r, iside, px, py, grid, width, length, cand):
-    """Enemies of i on the tiles at Chebyshev distance exactly ``r``, into cand.
+def _box_count(table, width, xa, xb, ya, yb):
+    """Units of the table's side on the tiles xa..xb by ya..yb (clipped to the grid).
 
-    Returns ``(k, tiles)``: how many enemies, and how many tiles were looked at.
+    ``table`` is the side's summed-area table (see :func:`count_table`): four
+    reads, whatever the size of the box.
     """
-    x = px[i]
-    y = py[i]
-    k = 0
-    tiles = 0
+    w1 = width + 1
+    return (table[(xb + 1) * w1 + yb + 1] - table[xa * w1 + yb + 1]
+            - table[(xb + 1) * w1 + ya] + table[xa * w1 + ya])  # fmt: skip
+
+
+@njit(forceinline=True, error_model="numpy")
+def _within(x, y, r, table, width, length):
+    """Units of the table's side within Chebyshev distance r of (x, y)."""
+    return _box_count(table, width, max(0, x - r), min(length - 1, x + r), max(0, y - r),
+                      min(width - 1, y + r))  # fmt: skip
+
+
+@njit(forceinline=True, error_model="numpy")
+def _nearest_distance(x, y, table, width, length):
+    """The distance from (x, y) to the nearest units of the table's side, and how many.
+
+    The least r whose box holds one: r doubles until its box holds one, then
+    bisection between r / 2 and r.  Returns ``(r, count)``, the count of that
+    box, all of them at distance r; ``(1 << 30, 0)`` when the side has none.
+    """
+    if table[table.shape[0] - 1] == 0:
+        return 1 << 30, 0
+    far = max(x, length - 1 - x, y, width - 1 - y)  # this box is the whole grid
+    lo = 0  # the box within lo holds none (the tile itself holds a unit of the other side)
+    hi = 1
+    k = _within(x, y, hi, table, width, length)
+    while k == 0:
+        lo = hi
+        hi = min(2 * hi, far)
+        k = _within(x, y, hi, table, width, length)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        c = _within(x, y, mid, table, width, length)
+        if c > 0:
+            hi = mid
+            k = c
+        else:
+            lo = mid
+    return hi, k
+
+
+@njit(forceinline=True, error_model="numpy")
+def _ring_pick(x, y, r, rank, si, iside, grid, table, width, length, bits):
+    """The ``rank``-th lowest-numbered enemy of side ``si`` on the ring at distance r.
+
+    The ring's four sides (two whole columns, two rows between them) are read
+    only where the table says they hold an enemy; the enemies found set their
+    bits in ``bits``, a bitset of unit numbers, and the rank-th bit set is the
+    enemy the reference's scan of all units meets rank-th.
+    """
+    for q in range((iside.shape[0] + 63) >> 6):
+        bits[q] = 0
     y0 = max(0, y - r)
     y1 = min(width - 1, y + r)
     for ax in (x - r, x + r):  # the two columns at distance r, whole
-        if 0 <= ax < length:
+        if 0 <= ax < length and _box_count(table, width, ax, ax, y0, y1) > 0:
             for ay in range(y0, y1 + 1):
-                j = grid[ax * width + ay]
-                tiles += 1
-                if j >= 0 and iside[j] != iside[i]:
-                    cand[k] = j
-                    k += 1
+                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
     x0 = max(0, x - r + 1)
     x1 = min(length - 1, x + r - 1)
     for ay in (y - r, y + r):  # the two rows at distance r, between those columns
-        if 0 <= ay < width:
+        if 0 <= ay < width and x0 <= x1 and _box_count(table, width, x0, x1, ay, ay) > 0:
             for ax in range(x0, x1 + 1):
-                j = grid[ax * width + ay]
-                tiles += 1
-                if j >= 0 and iside[j] != iside[i]:
-                    cand[k] = j
-                    k += 1
-    return k, tiles
+                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
+    return _rth_bit(bits, rank)
 
 
 @njit(forceinline=True, error_model="numpy")
-def _pick_nearest(s, cand, k, P):
-    """C-8.3 [default]: one of the ``k`` equally near enemies ``cand[:k]`` (in unit order).
+def _set_enemy_bit(j, si, iside, bits):
+    """Set unit j's bit when j (a tile's occupant, -1 for none) is an enemy of side si."""
+    jj = max(j, 0)
+    ok = np.int64((j >= 0) & (iside[jj] != si))
+    bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
 
-    Drawn at random, or the lowest-numbered with ``RANDOM_NEAREST`` off; a
-    lone candidate costs no draw.
+
+@njit(forceinline=True, error_model="numpy")
+def _pick_nearest(s, k, P):
+    """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in unit order.
+
+    Drawn at random, or the lowest-numbered (rank 0) with ``RANDOM_NEAREST``
+    off; a lone candidate costs no draw.  The draw r picks the enemy the
+    reference's scan of all units meets r-th: the r-th lowest unit number.
     """
     if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        return cand[0]
-    return cand[bounded(s, k)]
-
-
-@njit(error_model="numpy")
-def distance_field(side, iside, state, px, py, width, length, dist):
-    """Chebyshev distance from every tile to the nearest living unit of ``side``.
-
-    A multi-source breadth-first search with king's steps, done as the classic
-    two-pass distance transform (each pass takes the four neighbours already
-    visited), which is exact for the Chebyshev metric.  ``1 << 30`` where
-    ``side`` has no living unit.
-    """
-    big = 1 << 30
-    dist[:] = big
-    for j in range(iside.shape[0]):
-        if state[j] == ALIVE and iside[j] == side:
-            dist[px[j] * width + py[j]] = 0
-    for x in range(length):  # forward pass: neighbours before (x, y)
-        for y in range(width):
-            t = x * width + y
-            d = dist[t]
-            if y > 0:
-                d = min(d, dist[t - 1] + 1)
-            if x > 0:
-                b = t - width
-                d = min(d, dist[b] + 1)
-                if y > 0:
-                    d = min(d, dist[b - 1] + 1)
-                if y < width - 1:
-                    d = min(d, dist[b + 1] + 1)
-            dist[t] = d
-    for x in range(length - 1, -1, -1):  # backward pass: neighbours after (x, y)
-        for y in range(width - 1, -1, -1):
-            t = x * width + y
-            d = dist[t]
-            if y < width - 1:
-                d = min(d, dist[t + 1] + 1)
-            if x < length - 1:
-                b = t + width
-                d = min(d, dist[b] + 1)
-                if y > 0:
-                    d = min(d, dist[b - 1] + 1)
-                if y < width - 1:
-                    d = min(d, dist[b + 1] + 1)
-            dist[t] = d
+        return 0
+    return bounded(s, k)
 
 
 @njit(forceinline=True, error_model="numpy")
-def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, cand):
-    """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
+def count_table(side, iside, state, px, py, width, length, table):
+    """The summed-area table of the living units of ``side``.
 
-    [default] Among equally near enemies one is drawn at random; with
-    ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+    ``table[x * (width + 1) + y]`` counts them on the tiles left of column x
+    and below row y, shape ``(length + 1) * (width + 1)``: any box of tiles
+    is counted from four entries (:func:`_box_count`).
+    """
+    w1 = width + 1
+    for t in range(table.shape[0]):
+        table[t] = 0
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE and iside[j] == side:
+            table[(px[j] + 1) * w1 + py[j] + 1] = 1
+    for x in range(1, length + 1):
+        run = 0  # the column's units up to row y
+        for y in range(1, w1):
+            run += table[x * w1 + y]
+            table[x * w1 + y] = table[(x - 1) * w1 + y] + run
 
-    With a distance field of the enemy side (``dist``, tiles, or empty when
-    the battle is too small to be worth one) the nearest distance is read off
-    i's tile, and the enemies at it off the ring of tiles at that distance;
-    sorted by unit number they are the very list the scan of all units makes,
-    and the draw is the same.  When the ring has more tiles than there are
-    units, the units are scanned instead.
+
+@njit(forceinline=True, error_model="numpy")
+def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, table, P, cand):
+    """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
+
+    Returns ``(k, r, dmin)``, k = 0 when there is none; the one chosen is the
+    r-th lowest-numbered of the k (see :func:`_pick_nearest`).  The draw is
+    made here, as in the reference, whether or not i then moves; which enemy
+    it names is looked for by :func:`_move` only when i steps toward it.
+
+    With the summed-area table of the enemy side (``table``, or empty when the
+    battle is too small to be worth one), ``dmin`` is the least r whose box
+    around i holds an enemy (:func:`_nearest_distance`) and k is the count of
+    that box: all of them stand on its ring.  When the ring has more tiles
+    than there are units, the units are scanned instead, and ``cand[:k]``
+    then lists the k in unit order.
     """
     n = iside.shape[0]
-    if dist.shape[0] > 0:
-        dmin = dist[px[i] * width + py[i]]
+    if table.shape[0] > 0:
+        dmin, k = _nearest_distance(px[i], py[i], table, width, length)
         if dmin >= 1 << 30:
-            return -1, 1 << 30
-        if 8 * dmin < n:
-            k, _ = _ring_enemies(i, dmin, iside, px, py, grid, width, length, cand)
-            _unit_order(cand, np.int64(k))
-            return _pick_nearest(s, cand, np.int64(k), P), dmin
+            return 0, 0, dmin
+        if 8 * dmin < n:  # counted now, found by _move only if it steps toward one
+            return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
     for j in range(n):
@@ -413,8 +609,8 @@ def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, dist, P, can
                 cand[k] = j
                 k += 1
     if k == 0:
-        return -1, dmin
-    return _pick_nearest(s, cand, np.int64(k), P), dmin
+        return 0, 0, dmin
+    return k, _pick_nearest(s, np.int64(k), P), dmin
 
 
 @njit(error_model="numpy")
@@ -483,16 +679,17 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 @njit(forceinline=True, error_model="numpy")
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
-          wall_col, dist, P, cand):  # fmt: skip
+          wall_col, table, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
     ``qgrid`` (see :func:`play_battle`); only the occupancy ``grid`` it steps
-    on is live, so earlier movers keep their tiles.  ``dist`` is the distance
-    field of i's enemies at ``qx, qy`` (or empty: scan the units).
+    on is live, so earlier movers keep their tiles.  ``table`` is the
+    summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, dist, P, cand)
-    if j < 0 or dmin <= 1:
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, table, P,
+                                cand)  # fmt: skip
+    if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
         return
@@ -504,6 +701,11 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
+    if table.shape[0] > 0 and 8 * dmin < iside.shape[0]:  # counted, not listed: find it
+        j = _ring_pick(qx[i], qy[i], dmin, r, iside[i], iside, qgrid, table, width, length,
+                       cand)  # fmt: skip
+    else:
+        j = cand[r]  # the scan listed them in unit order
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
@@ -769,8 +971,9 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                 dbg, field, qx, qy, qgrid):  # fmt: skip
     """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
 
-    ``field`` holds the two sides' distance fields, shape (2, tiles), or (2, 0)
-    to find the nearest enemies by scanning the units.  ``qx, qy`` (units) and
+    ``field`` holds the two sides' summed-area tables (:func:`count_table`), shape
+    (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest enemies by
+    scanning the units.  ``qx, qy`` (units) and
     ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
     """
     # Uncounted views of the arrays (see _borrowed); the caller's arrays outlive this call.
@@ -839,7 +1042,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
-    # Distance fields of the two sides pay off once the units outnumber the tiles
+    # Summed-area tables of the two sides pay off once the units outnumber the tiles
     # of a ring; below that the scan of the units is cheaper (same result).
     use_field = field.shape[1] > 0
     no_field = field[0, :0]
@@ -853,9 +1056,10 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     early = P[R.TARGET_AT_ORDER] != 0
     atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
     atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
-    # stale[e]: side e's field no longer matches the positions movers choose from.
+    sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
+    # stale[e]: side e's table no longer matches the positions movers choose from.
     # With simultaneous moves a side's moves during a sweep only mark it
-    # ``moved``, and its field is rebuilt at the next sweep, from the new snapshot.
+    # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
     stale = np.ones(2, np.bool_)
     moved = np.zeros(2, np.bool_)
     mark = moved if snapshot else stale
@@ -932,7 +1136,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
             _clear_clouds(s, cloud, P)
         # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
         # C-8.3 [default] simultaneous moves: every unit chooses from where the
-        # units stood when the sweep began (qx, qy, qgrid and the distance fields
+        # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
         # built from them); only the occupancy ``grid`` it steps on is live.
         stale[:] = True  # deaths and routs since the last movement
         for sweep in range(2):
@@ -959,7 +1163,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                         mark[iside[i]] = True
                 e = 1 - iside[i]
                 if use_field and stale[e]:  # the enemies moved, died or routed since
-                    distance_field(e, iside, state, qx, qy, width, length, field[e])
+                    count_table(e, iside, state, qx, qy, width, length, field[e])
                     stale[e] = False
                 x0 = px[i]
                 y0 = py[i]
@@ -994,7 +1198,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                             siege, wall_col, last_fire, P, cand,
                         )  # fmt: skip
                     m += 1
-        order = np.argsort(atk_key[:m])
+        order = _attack_order(atk_key, np.int64(m), sort_scratch)
         # 8. attacks
         for q in range(m):
             e = order[q]
@@ -1133,7 +1337,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     dealt = np.zeros(2, np.int64)
     dbg = np.zeros((n, N_DEBUG), np.int64)
     tiles = width * length if n * n >= FIELD_MIN * width * length else 0
-    field = np.zeros((2, tiles), np.int64)
+    field = np.zeros((2, (length + 1) * (width + 1) if tiles else 0), np.int64)  # count_table
     qx = np.zeros(n, np.int64)
     qy = np.zeros(n, np.int64)
     qgrid = np.empty(width * length, np.int64)

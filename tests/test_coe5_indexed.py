@@ -24,6 +24,11 @@ ROSTER = load_units()
 SPEAR = Weapon("Spear", mc.parse_die("1-6"))
 BURROWER = Unit("Burrower", 12, (SPEAR,), combat_burrowing=True)
 TUNNELLER = Unit("Sapper", 10, (SPEAR,), siege_tunneling=True)
+WAND_MAGE = Unit(
+    "Wand mage",
+    9,
+    (Weapon("Wand", mc.parse_die("1-6"), type="fire", range=6, wand=True), SPEAR),
+)  # C-8.7: wands attack first, so the attack order mixes wand and initiative groups
 CLOUD = Unit(
     "Cloud mage", 8, (Weapon("Stink cloud", mc.parse_die("1-4"), type="poison", range=6,
                              cloud=True), SPEAR),
@@ -142,6 +147,16 @@ CASES = [
         {"width": 20, "length": 30},
     ),
     (
+        # Many archers: the targets of shots by the bitset of a clipped box and
+        # by the scan of the enemy's slots; knights' three initiatives and wands
+        # give the attack order several groups.
+        "many-archers-wands-60v60",
+        [(WAND_MAGE, 8), (r("archer"), 40), (r("knight"), 12)],
+        [(r("archer"), 45), (r("pikeman"), 15)],
+        16,
+        {},
+    ),
+    (
         "200v200-30x40",
         [(r("militia"), 150), (r("archer"), 50)],
         [(r("heavy infantry"), 150), (r("archer"), 50)],
@@ -191,3 +206,28 @@ def test_battles_do_not_depend_on_how_chunks_are_grouped_into_calls(monkeypatch)
     single = matchup("militia:8,archer:4", "heavy infantry:4", **kw)
     np.testing.assert_array_equal(paced.trials.dealt, single.trials.dealt)
     np.testing.assert_array_equal(paced.trials.rounds, single.trials.rounds)
+
+
+def _attack_keys(rng, m, tie_bits):
+    # Steps 6-7: -((wand << 50) + (init << 36) + tie), as play_battle makes them.
+    wand = rng.integers(0, 2, m)
+    init = rng.integers(-2, 12, m)
+    tie = rng.integers(0, 1 << tie_bits, m)
+    return -((wand << 50) + (init << 36) + tie)
+
+
+@pytest.mark.parametrize("tie_bits", [32, 2])
+def test_attack_order_is_a_sort_with_equal_keys_by_index(tie_bits):
+    # The bucket sort that replaced np.argsort for the attack order: with 2-bit
+    # ties most keys collide, the one case where the reference's quicksort may
+    # order them otherwise (documented in _attack_order); here they go by index.
+    from kernels.coe5_battle import _attack_order
+
+    rng = np.random.default_rng(5)
+    for m in (0, 1, 2, 15, 16, 17, 150, 400):
+        key = _attack_keys(rng, m + 3, tie_bits)  # the array outlives the m attacks
+        scratch = np.empty((6, key.shape[0] + 1), np.int64)
+        got = _attack_order.py_func(key, m, scratch)[:m]
+        np.testing.assert_array_equal(got, np.argsort(key[:m], kind="stable"))
+        if tie_bits == 32:  # distinct keys: the very permutation of the reference's argsort
+            np.testing.assert_array_equal(got, np.argsort(key[:m]))
