@@ -65,12 +65,13 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils, types
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
 from kernels import coe5_rules as R
+from kernels.borrow import borrowed
 from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
@@ -116,25 +117,6 @@ ANYWHERE = np.int64(1 << 30)
 
 #: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
-
-
-@intrinsic
-def _borrowed(typingctx, arr):
-    """The array ``arr`` without its reference count: a view the caller keeps alive.
-
-    Numba counts references to an array atomically each time it is passed to a
-    function or bound to a variable; in a battle, with some twenty arrays per
-    call and calls per unit per round, those atomic counts took half the time
-    (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
-    counted.  The caller must keep ``arr`` itself alive while the view is used.
-    """
-
-    def codegen(context, builder, sig, args):
-        view = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        return view._getvalue()
-
-    return arr(arr), codegen
 
 
 @intrinsic
@@ -976,40 +958,40 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     scanning the units.  ``qx, qy`` (units) and
     ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
     """
-    # Uncounted views of the arrays (see _borrowed); the caller's arrays outlive this call.
-    s = _borrowed(s)
-    U = _borrowed(U)
-    W = _borrowed(W)
-    itype = _borrowed(itype)
-    iside = _borrowed(iside)
-    sx = _borrowed(sx)
-    sy = _borrowed(sy)
-    P = _borrowed(P)
-    hp = _borrowed(hp)
-    maxhp = _borrowed(maxhp)
-    px = _borrowed(px)
-    py = _borrowed(py)
-    state = _borrowed(state)
-    burning = _borrowed(burning)
-    frozen = _borrowed(frozen)
-    stunned = _borrowed(stunned)
-    paralysed = _borrowed(paralysed)
-    decaying = _borrowed(decaying)
-    poison = _borrowed(poison)
-    grid = _borrowed(grid)
-    cloud = _borrowed(cloud)
-    last_fire = _borrowed(last_fire)
-    atk_unit = _borrowed(atk_unit)
-    atk_w = _borrowed(atk_w)
-    atk_slot = _borrowed(atk_slot)
-    atk_key = _borrowed(atk_key)
-    cand = _borrowed(cand)
-    dealt = _borrowed(dealt)
-    dbg = _borrowed(dbg)
-    field = _borrowed(field)
-    qx = _borrowed(qx)
-    qy = _borrowed(qy)
-    qgrid = _borrowed(qgrid)
+    # Uncounted views of the arrays (kernels/borrow.py); the caller's arrays outlive this call.
+    s = borrowed(s)
+    U = borrowed(U)
+    W = borrowed(W)
+    itype = borrowed(itype)
+    iside = borrowed(iside)
+    sx = borrowed(sx)
+    sy = borrowed(sy)
+    P = borrowed(P)
+    hp = borrowed(hp)
+    maxhp = borrowed(maxhp)
+    px = borrowed(px)
+    py = borrowed(py)
+    state = borrowed(state)
+    burning = borrowed(burning)
+    frozen = borrowed(frozen)
+    stunned = borrowed(stunned)
+    paralysed = borrowed(paralysed)
+    decaying = borrowed(decaying)
+    poison = borrowed(poison)
+    grid = borrowed(grid)
+    cloud = borrowed(cloud)
+    last_fire = borrowed(last_fire)
+    atk_unit = borrowed(atk_unit)
+    atk_w = borrowed(atk_w)
+    atk_slot = borrowed(atk_slot)
+    atk_key = borrowed(atk_key)
+    cand = borrowed(cand)
+    dealt = borrowed(dealt)
+    dbg = borrowed(dbg)
+    field = borrowed(field)
+    qx = borrowed(qx)
+    qy = borrowed(qy)
+    qgrid = borrowed(qgrid)
     n = itype.shape[0]
     grid[:] = -1
     cloud[:] = -1
