@@ -72,7 +72,7 @@ from numba.extending import intrinsic
 from kernels import coe5_layout as L
 from kernels import coe5_rules as R
 from kernels.borrow import borrowed
-from kernels.coe5_damage import ethereal_applies, hit_damage, vulnerable_to
+from kernels.coe5_damage import ETHEREAL_DIE, ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
 
@@ -203,7 +203,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         return
     dtype = W[L.W_TYPE, w]
     if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
-        if ethereal_applies(W, w, U, tj) and bounded(s, 4) != 0:
+        if ethereal_applies(W, w, U, tj) and bounded(s, ETHEREAL_DIE) != 0:
             return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
         if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
             paralysed[j] = 1
@@ -296,7 +296,7 @@ def _attack_order(key, m, scratch):
             order[q] = q
         _insertion_sort(order, key, m)
         return order
-    d = 0
+    d = np.int64(0)  # typed, not a literal: one compile of _rank_in
     for q in range(m):  # the distinct high parts in order, and their sizes
         h = key[q] >> 32
         g = _rank_in(groups, d, h)
@@ -381,7 +381,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     x1 = min(length - 1, x + hi)
     y0 = max(0, y - hi)
     y1 = min(width - 1, y + hi)
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     n = iside.shape[0]
     if (x1 - x0 + 1) * (y1 - y0 + 1) < n:
         bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
@@ -471,7 +471,7 @@ def _nearest_distance(x, y, table, width, length):
         return 1 << 30, 0
     far = max(x, length - 1 - x, y, width - 1 - y)  # this box is the whole grid
     lo = 0  # the box within lo holds none (the tile itself holds a unit of the other side)
-    hi = 1
+    hi = np.int64(1)  # typed, not a literal: one compile of _within
     k = _within(x, y, hi, table, width, length)
     while k == 0:
         lo = hi
@@ -729,7 +729,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
     j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width, length, cand)
     if j < 0:
         return
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     for dx in range(-1, 2):
         for dy in range(-1, 2):
             ax = px[j] + dx
@@ -1064,7 +1064,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                                 cloud, width, wall_col, fort, siege, burning, frozen, stunned,
                                 paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
 
-    if siege and _side_has_weapon_flag(U, W, itype, iside, 0, L.F_SIEGE):
+    if siege and _side_has_weapon_flag(U, W, itype, iside, ZERO, L.F_SIEGE):
         # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
         # shots and reload; [default] a bombardment at any distance, then steps 9-10.
         hi = (1 << 30) if P[R.BOMBARD] != 0 else -1

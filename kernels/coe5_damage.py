@@ -41,6 +41,10 @@ def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
 
 _NO_TABLE = np.zeros(0, dtype=np.int16)
 
+#: C-3.9: a hit on an ethereal unit lands on 1 in this many.  A typed int64, not
+#: a literal 4, so that ``bounded`` is compiled once (cold start, issue 13).
+ETHEREAL_DIE = np.int64(4)
+
 
 @njit(forceinline=True, error_model="numpy")
 def ethereal_applies(W, w, U, t):
@@ -73,7 +77,7 @@ def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table,
     if W[L.W_TYPE, w] == L.T_PARALYSIS:  # C-4.9: no direct damage
         return np.int64(0)
     # C-3.9: checked before rolling; magic damage ignores it (C-4.7).
-    if ethereal_applies(W, w, U, t) and bounded(s, 4) != 0:
+    if ethereal_applies(W, w, U, t) and bounded(s, ETHEREAL_DIE) != 0:
         return np.int64(0)
     # Step 1 with C-1.5: strength enlarges the die unless the weapon is nostr.
     size = W[L.W_DIE, w]
@@ -200,7 +204,7 @@ def hit_trace(s, W, w, U, t, strength, wall, immobile, frozen, far, out):
     if W[L.W_TYPE, w] == L.T_PARALYSIS:  # C-4.9
         return np.int64(0)
     if ethereal_applies(W, w, U, t):  # C-3.9
-        if bounded(s, 4) != 0:
+        if bounded(s, ETHEREAL_DIE) != 0:
             out[TR_ETHEREAL] = 1
             return np.int64(0)
     size = W[L.W_DIE, w] + (0 if W[L.W_FLAGS, w] & L.F_NOSTR else strength)  # C-1.5

@@ -11,6 +11,10 @@ from numba import njit
 
 from kernels.rng import bounded, uniform
 
+#: C-1.3: a die of size 1 is a flat 1 on one side of this coin.  A typed int64,
+#: not a literal 2, so that ``bounded`` is compiled once (cold start, issue 13).
+COIN = np.int64(2)
+
 # Difficulty codes for magic-resistance checks (C-2.1).
 EASY = 0
 NORMAL = 1
@@ -31,7 +35,7 @@ def oed(s, n):
         return np.int64(0)
     total = np.int64(0)
     if n == 1:  # C-1.3: half the time a flat 1, half the time OED(2)
-        if bounded(s, 2) == 0:
+        if bounded(s, COIN) == 0:
             return np.int64(1)
         n = 2
     step = np.int64(n - 1)
@@ -108,7 +112,7 @@ def soed(s, n):
     if n <= 0:
         return np.int64(0)
     if n == 1:
-        if bounded(s, 2) == 0:
+        if bounded(s, COIN) == 0:
             return np.int64(1)
         n = 2
     r = bounded(s, n) + 1
