@@ -55,10 +55,8 @@ movement step.  The movers come in ``_move_order`` (paired ranks, or all
 attackers first) as in the reference.
 
 Attack order (steps 6-7).  ``_attack_order`` bucket-sorts the keys instead of
-the reference's ``np.argsort``: the same permutation for distinct keys.  Two
-equal 64-bit keys (about m² / 2**33 a round for m attacks) go by index here,
-and by whatever the quicksort does there: the one case in which the battles
-equal the reference's in distribution only.
+the reference's stable ``np.argsort``: the same permutation, equal 64-bit keys
+(about m² / 2**33 a round for m attacks) by index in both.
 """
 
 from __future__ import annotations
@@ -279,11 +277,10 @@ def _attack_order(key, m, scratch):
     when the low parts are spread, as random ties are.  Up to 16 keys, the
     insertion sort alone.
 
-    With distinct keys this is the permutation of any sort, the reference's
-    ``np.argsort`` included.  Two equal keys (a 64-bit tie, about m² / 2**33
-    per round) go by index here; ``np.argsort``'s quicksort may order them
-    either way, the one place where the battles equal the reference's only in
-    distribution.  ``scratch`` has shape (6, len(key) + 1); returns its row 0.
+    It is the permutation of any stable sort, the reference's
+    ``np.argsort(kind="mergesort")`` included: two equal keys (a 64-bit tie,
+    about m² / 2**33 per round) go by index in both.  ``scratch`` has shape
+    (6, len(key) + 1); returns its row 0.
     """
     order = scratch[0]
     slot = scratch[1]

@@ -1,7 +1,11 @@
 """The reference CoE5 battle kernel: every unit scans every unit (issue 13).
 
 This is ``kernels/coe5_battle.py`` of ``main`` as it stood before the spatial
-index, kept verbatim below this module docstring.  It is the baseline of
+index, kept verbatim below this module docstring but for one word: the attack
+order is a stable sort (``kind="mergesort"``), so attacks with equal 64-bit keys
+(a tie of the 32-bit random draws, about m² / 2**33 a round) go by index, as in
+the indexed kernel's bucket sort, not as the quicksort happens to leave them.
+It is the baseline of
 ``benchmarks/bench_battle.py`` and the oracle of ``tests/test_coe5_indexed.py``,
 which require the indexed kernel to play the very same battles, draw for draw.
 Do not optimise it; fix a rule here and in the indexed kernel together.
@@ -847,7 +851,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
                             siege, wall_col, last_fire, P, cand,
                         )  # fmt: skip
                     m += 1
-        order = np.argsort(atk_key[:m])
+        order = np.argsort(atk_key[:m], kind="mergesort")  # stable: equal keys by index
         # 8. attacks
         G.at(log, rnd, 8)
         for q in range(m):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 import time
 import tomllib
@@ -307,15 +308,24 @@ def run_spec(
 
 
 def _request(trials: int | None, precision: float | None) -> str:
-    """What each matchup of a sweep was asked for, as stored with its row (resume checks it)."""
+    """What each matchup of a sweep was asked for, as stored with its row (resume checks it).
+
+    NumPy scalars are stored as the Python numbers they equal, so ``np.int64(2000)``
+    and ``2000`` make the same request.
+    """
     if precision is not None:
-        return json.dumps({"precision": precision})
-    return json.dumps({"trials": trials})
+        value = float(precision) if isinstance(precision, numbers.Real) else precision
+        return json.dumps({"precision": value}, default=str)
+    value = int(trials) if isinstance(trials, numbers.Integral) else trials
+    return json.dumps({"trials": value}, default=str)
 
 
 def _describe(request: str) -> str:
-    """``trials=2000`` or ``precision=0.01`` for an error message."""
-    ((name, value),) = json.loads(request).items()
+    """``trials=2000`` or ``precision=0.01`` for an error message (the raw text if malformed)."""
+    try:
+        ((name, value),) = json.loads(request).items()
+    except (ValueError, AttributeError):
+        return repr(request)
     return f"{name}={value}"
 
 
@@ -378,11 +388,15 @@ def sweep(
     request = _request(trials, precision)
     for row in done.values():
         stored = row.get("request")
-        if isinstance(stored, str) and stored != request:  # rows of older files have none
+        if isinstance(stored, str) and stored != request:
             raise InputError(
                 f"{out} holds rows made with {_describe(stored)}, not {_describe(request)}; "
                 "give the same to resume, or write to a new file"
             )
+    # Files written before rows recorded their request have no such column; the
+    # new rows leave it out too, so that they still fit the file (a CSV keeps one
+    # header), and resume as before, unchecked.
+    legacy = any(not isinstance(row.get("request"), str) for row in done.values())
     if isinstance(engine, str) and engine != "local":
         raise InputError(f"engine is 'local' or a dask.distributed.Client, not {engine!r}")
     pending = [s for s in specs if s.key not in done]
@@ -396,6 +410,8 @@ def sweep(
     )
 
     def finish(row: dict) -> None:
+        if legacy:
+            row = {k: v for k, v in row.items() if k != "request"}
         done[row["key"]] = row
         if store is not None:
             store.append(row)

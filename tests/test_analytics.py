@@ -117,6 +117,18 @@ def test_resume_refuses_another_trial_count(tmp_path):
     with pytest.raises(mc.InputError, match=r"not precision=0\.05"):
         run(grid=GRID[:2], out=str(out), trials=None, precision=0.05)
     assert len(run(grid=GRID[:2], out=str(out))) == 2  # the same request resumes
+    assert len(run(grid=GRID[:3], out=str(out), trials=np.int64(2048))) == 3  # same request
+
+
+def test_resume_of_a_file_without_requests(tmp_path):
+    # Rows written before the request column: the new rows leave it out and the
+    # sweep resumes, unchecked, instead of failing on the CSV's header.
+    out = tmp_path / "rows.csv"
+    run(grid=GRID[:1], out=str(out))
+    pd.read_csv(out).drop(columns="request").to_csv(out, index=False)
+    df = run(grid=GRID[:2], out=str(out))
+    assert len(df) == 2 and "request" not in pd.read_csv(out).columns
+    assert len(pd.read_csv(out)) == 2
 
 
 def test_dask_equals_local():

@@ -15,6 +15,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from numba import njit
 
 import montecarlo as mc
 from montecarlo.coe5.battle import BattleRules, matchup
@@ -157,6 +158,22 @@ CASES = [
         {},
     ),
     (
+        # Grids one and two rows wide: the searches' boxes and rings clipped on
+        # both sides at once, the summed-area tables at their smallest.
+        "narrow-1x12",
+        [(r("militia"), 4)],
+        [(r("pikeman"), 3)],
+        128,
+        {"width": 1, "length": 12},
+    ),
+    (
+        "narrow-2x10-archers",
+        [(r("militia"), 5), (r("archer"), 2)],
+        [(r("heavy infantry"), 4), (r("archer"), 2)],
+        128,
+        {"width": 2, "length": 10},
+    ),
+    (
         "200v200-30x40",
         [(r("militia"), 150), (r("archer"), 50)],
         [(r("heavy infantry"), 150), (r("archer"), 50)],
@@ -219,8 +236,8 @@ def _attack_keys(rng, m, tie_bits):
 @pytest.mark.parametrize("tie_bits", [32, 2])
 def test_attack_order_is_a_sort_with_equal_keys_by_index(tie_bits):
     # The bucket sort that replaced np.argsort for the attack order: with 2-bit
-    # ties most keys collide, the one case where the reference's quicksort may
-    # order them otherwise (documented in _attack_order); here they go by index.
+    # ties most keys collide, and they go by index, as in the reference's stable
+    # argsort (Numba's mergesort, compiled here as the reference compiles it).
     from kernels.coe5_battle import _attack_order
 
     rng = np.random.default_rng(5)
@@ -229,5 +246,9 @@ def test_attack_order_is_a_sort_with_equal_keys_by_index(tie_bits):
         scratch = np.empty((6, key.shape[0] + 1), np.int64)
         got = _attack_order.py_func(key, m, scratch)[:m]
         np.testing.assert_array_equal(got, np.argsort(key[:m], kind="stable"))
-        if tie_bits == 32:  # distinct keys: the very permutation of the reference's argsort
-            np.testing.assert_array_equal(got, np.argsort(key[:m]))
+        np.testing.assert_array_equal(got, _reference_order(key[:m].copy()))
+
+
+@njit(cache=True)
+def _reference_order(keys):
+    return np.argsort(keys, kind="mergesort")  # the line of kernels/coe5_battle_ref.py

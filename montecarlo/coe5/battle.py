@@ -182,6 +182,10 @@ class _Battles:
 
     def __init__(self, dep: Deployment, siege: bool, fort: int, width: int, length: int,
                  rules: BattleRules, reference: bool = False) -> None:  # fmt: skip
+        # The indexed kernel finds the enemy's slots as one range (_enemy_slots):
+        # every attacker slot comes before every defender slot (battlefield.deploy).
+        if np.any(np.diff(dep.iside) < 0):
+            raise AssertionError("deployment slots must list the attacker's first")
         packed = pack(dep.types)
         self.reference = reference  # issue 13: the scan-everything kernel (tests, benchmarks)
         self.dep = dep
