@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import config
 
+if config.DISABLE_JIT:
 
-@intrinsic
-def borrowed(typingctx, arr):
-    """The array ``arr`` without its reference count: a view the caller keeps alive.
+    def borrowed(arr):
+        """The array itself: plain Python counts no references (``NUMBA_DISABLE_JIT=1``)."""
+        return arr
 
-    Numba counts references to an array atomically each time it is passed to a
-    function or bound to a variable; in a battle, with some twenty arrays per
-    call and calls per unit per round, those atomic counts took half the time
-    (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
-    counted.  The caller must keep ``arr`` itself alive while the view is used.
-    """
+else:
+    from numba.core import cgutils
+    from numba.extending import intrinsic
 
-    def codegen(context, builder, sig, args):
-        view = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        return view._getvalue()
+    @intrinsic
+    def borrowed(typingctx, arr):
+        """The array ``arr`` without its reference count: a view the caller keeps alive.
 
-    return arr(arr), codegen
+        Numba counts references to an array atomically each time it is passed to a
+        function or bound to a variable; in a battle, with some twenty arrays per
+        call and calls per unit per round, those atomic counts took half the time
+        (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
+        counted.  The caller must keep ``arr`` itself alive while the view is used.
+        Under ``NUMBA_DISABLE_JIT=1`` the plain-Python twin returns the array.
+        """
+
+        def codegen(context, builder, sig, args):
+            view = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+            view.meminfo = cgutils.get_null_value(view.meminfo.type)
+            return view._getvalue()
+
+        return arr(arr), codegen

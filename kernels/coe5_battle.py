@@ -63,12 +63,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from kernels import coe5_layout as L
 from kernels import coe5_rules as R
+from kernels.bits import popcount, trailing_zeros
 from kernels.borrow import borrowed
 from kernels.coe5_damage import ETHEREAL_DIE, ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
@@ -117,25 +115,15 @@ ANYWHERE = np.int64(1 << 30)
 FIELD_MIN = 1
 
 
-@intrinsic
-def _popcount(typingctx, word):
-    """The number of bits set in the int64 ``word`` (LLVM's ``ctpop``)."""
-
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-
-    return types.int64(types.int64), codegen
-
-
 @njit(forceinline=True, error_model="numpy")
 def _rth_bit(bits, r):
     """The number of the ``r``-th set bit (from 0) of the bitset ``bits`` (int64 words)."""
     q = 0
-    c = _popcount(bits[0])
+    c = popcount(bits[0])
     while r >= c:
         r -= c
         q += 1
-        c = _popcount(bits[q])
+        c = popcount(bits[q])
     word = bits[q]
     for _ in range(r):
         word &= word - 1  # clear the lowest set bit
@@ -391,7 +379,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
                 ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
                 bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
         for q in range((n + 63) >> 6):
-            k += _popcount(bits[q])
+            k += popcount(bits[q])
         if k == 0:
             return -1
         return _rth_bit(bits, bounded(s, k))
