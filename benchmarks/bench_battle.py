@@ -40,16 +40,16 @@ from kernels.rng import seed_trial
 from montecarlo.coe5.battle import matchup
 
 SCENARIOS = [
-    ("pikeman vs pikeman, 1v1", "pikeman:1", "pikeman:1", 40_000, 40),
-    ("10 militia vs 3 knights", "militia:10", "knight:3", 20_000, 20),
+    ("pikeman vs pikeman, 1v1", "pikeman:1", "pikeman:1", 400_000, 40),
+    ("10 militia vs 3 knights", "militia:10", "knight:3", 100_000, 20),
     (
         "mixed 50 vs 50 with archers",
         "militia:30,archer:20",
         "heavy infantry:30,archer:20",
-        4_000,
+        8_000,
         2,
     ),
-]
+]  # trials: about a second on one thread, so the paced calls reach their size
 
 
 def rate(att: str, dfd: str, trials: int, threads: int) -> float:
