@@ -15,6 +15,13 @@ from montecarlo.stats import wilson
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _run(code: str) -> str:
+    """Standard output of ``code`` run by a fresh interpreter on this checkout."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout  # fmt: skip
+
+
 @pytest.mark.parametrize("n", [1, 7, 100, 2_000, 1_000_003])
 @pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
 def test_closed_form_wilson_equals_scipys(n, level):
@@ -41,9 +48,7 @@ def test_matchup_command_imports_only_what_it_needs():
         "         'kernels.coe5_battle_ref', 'kernels.sf_fight')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout  # fmt: skip
+    out = _run(code)
     assert out.strip().splitlines()[-1] == "[]"
 
 
@@ -52,9 +57,7 @@ def test_compare_modules_load_after_the_sf_package():
     # cycle that resolves only with montecarlo.sf first (montecarlo/__init__.py).
     for module in ("montecarlo.compare", "montecarlo.scenarios", "montecarlo.sensitivity"):
         code = f"import {module}, montecarlo as mc; print(callable(mc.compare), mc.sf.compare)"
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout  # fmt: skip
+        out = _run(code)
         assert out.startswith("True <function sf_compare")
 
 
@@ -70,9 +73,7 @@ def test_deferred_blas_check_leaves_numba_as_it_was():
         "f = numba.njit(lambda a, b: np.dot(a, b))\n"
         "print(f(np.ones((2, 2)), np.arange(2.0)).tolist(), 'scipy.linalg' in sys.modules)\n"
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, check=True,
-                         capture_output=True, text=True).stdout  # fmt: skip
+    out = _run(code)
     assert out.splitlines() == ["False True True", "[1.0, 1.0] True"]
 
 
