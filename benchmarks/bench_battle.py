@@ -14,7 +14,8 @@ Issue 13 (``--index`` runs only this part and rewrites only its section of
 ``results/battle.md``): battles per second of the indexed kernel against the
 reference kernel (``kernels/coe5_battle_ref.py``, the scan of every unit) in
 the same process; time per battle against army size at a fixed density with a
-log-log fit of the growth; the cost of one ``seed_trial`` (the per-battle
+log-log fit of the growth (whole battles, and battles cut at a fixed number of
+rounds); the cost of one ``seed_trial`` (the per-battle
 stream of issue 12) as a share of a battle; and the cold and warm start of
 ``montecarlo matchup pikeman:10 knight:3 --trials 2000`` as whole processes,
 cold with a fresh ``NUMBA_CACHE_DIR``, for this tree and for ``--baseline``.
@@ -37,7 +38,7 @@ import numpy as np
 from _common import RESULTS, plain_python_rate, write_table
 
 from kernels.rng import seed_trial
-from montecarlo.coe5.battle import matchup
+from montecarlo.coe5.battle import BattleRules, matchup
 
 SCENARIOS = [
     ("pikeman vs pikeman, 1v1", "pikeman:1", "pikeman:1", 400_000, 40),
@@ -167,6 +168,99 @@ def seed_trial_seconds() -> float:
     return best / n
 
 
+#: Militia a side for the growth tables; grids of about 3 tiles per unit.
+GROWTH_SIZES = (10, 25, 50, 100, 200, 400)
+#: Rounds of the fixed-length series (C-8.11 ``max_rounds``): every battle runs them all.
+FIXED_ROUNDS = 10
+
+
+def _density_grid(n: int) -> tuple[int, int]:
+    """A width × length grid of about 3 tiles per unit for n units a side."""
+    width = max(4, round((6 * n / 1.5) ** 0.5))
+    return width, max(8, round(6 * n / width))
+
+
+def _growth_trials(n: int) -> int:
+    """Battles of n a side to time: about 0.15 s of the indexed kernel, so that the
+    fixed cost of a ``matchup`` call (a few ms) stays out of the per-battle figure."""
+    return max(16, round(200_000 / n**1.5))
+
+
+def _fit(sizes: list[int], values: list[float]) -> float:
+    """The exponent k of a least-squares fit values ∝ sizes^k on log-log axes."""
+    return float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
+
+
+def growth_lines() -> list[str]:
+    """Time per battle against army size at a fixed density: whole battles, and fixed rounds.
+
+    Whole battles last longer as the armies grow (the grid's sides grow as √n,
+    and the armies must meet), so the cost per unit and round is the kernel's
+    own growth.  The second table cuts every battle at ``FIXED_ROUNDS`` rounds
+    (all of them reach it), which holds the battle's length fixed and shows
+    the cost per battle directly.
+    """
+    lines = [
+        "Time per battle against army size, militia against militia at a fixed density "
+        "(about 3 tiles per unit), whole battles:",
+        "",
+        "| units a side | grid | indexed ms/battle | reference ms/battle | ratio | "
+        "mean rounds | indexed µs per unit-round | reference µs per unit-round |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    sizes = list(GROWTH_SIZES)
+    t_fast, t_ref, u_fast, u_ref, mean_rounds = [], [], [], [], []
+    for n in sizes:
+        width, length = _density_grid(n)
+        trials = _growth_trials(n)
+        opts = {"width": width, "length": length}
+        army = f"militia:{n}"
+        fast = 1e3 / kernel_rate(army, army, trials, False, **opts)
+        ref = 1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts)
+        rounds = matchup(army, army, trials=trials, seed=1, progress=False, **opts).rounds_mean()[0]
+        t_fast.append(fast)
+        t_ref.append(ref)
+        mean_rounds.append(rounds)
+        u_fast.append(fast * 1e3 / (2 * n * rounds))
+        u_ref.append(ref * 1e3 / (2 * n * rounds))
+        lines.append(f"| {n} | {width}×{length} | {fast:.3f} | {ref:.3f} | {ref / fast:.2f}× | "
+                     f"{rounds:.1f} | {u_fast[-1]:.3f} | {u_ref[-1]:.3f} |")  # fmt: skip
+        print(lines[-1], flush=True)
+    lines += [
+        "",
+        f"Log-log fit, time per battle ∝ n^k: indexed k = {_fit(sizes, t_fast):.2f}, reference "
+        f"k = {_fit(sizes, t_ref):.2f}.  Battles last longer as armies grow (the rounds "
+        f"column, ∝ n^{_fit(sizes, mean_rounds):.2f}): per "
+        f"unit and round the indexed kernel's time grows as n^{_fit(sizes, u_fast):.2f}, "
+        f"the reference's as n^{_fit(sizes, u_ref):.2f}.",
+        "",
+        f"The same armies and grids, every battle cut at {FIXED_ROUNDS} rounds "
+        f"(`BattleRules(max_rounds={FIXED_ROUNDS})`, C-8.11), so a battle's length does not "
+        "grow with the armies (target: about linear, k ≈ 1):",
+        "",
+        "| units a side | grid | indexed ms/battle | reference ms/battle | ratio |",
+        "|---:|---|---:|---:|---:|",
+    ]
+    rules = BattleRules(max_rounds=FIXED_ROUNDS)
+    c_fast, c_ref = [], []
+    for n in sizes:
+        width, length = _density_grid(n)
+        trials = _growth_trials(n)
+        opts = {"width": width, "length": length, "rules": rules}
+        army = f"militia:{n}"
+        c_fast.append(1e3 / kernel_rate(army, army, trials, False, **opts))
+        c_ref.append(1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts))
+        lines.append(f"| {n} | {width}×{length} | {c_fast[-1]:.3f} | {c_ref[-1]:.3f} | "
+                     f"{c_ref[-1] / c_fast[-1]:.2f}× |")  # fmt: skip
+        print(lines[-1], flush=True)
+    lines += [
+        "",
+        f"Log-log fit at {FIXED_ROUNDS} rounds: indexed k = {_fit(sizes, c_fast):.2f}, "
+        f"reference k = {_fit(sizes, c_ref):.2f}.",
+    ]
+    return lines
+
+
 def index_section(baseline: str | None) -> list[str]:
     """Issue 13: indexed against reference, growth, per-battle streams, cold and warm start."""
     lines = [
@@ -193,40 +287,9 @@ def index_section(baseline: str | None) -> list[str]:
         f"`seed_trial` (each battle's own stream, issue 12) costs {per_seed * 1e9:.0f} ns a "
         "call in a Numba loop; the last column is that as a share of one indexed battle.",
         "",
-        "Time per battle against army size, militia against militia at a fixed density "
-        "(about 3 tiles per unit):",
-        "",
-        "| units a side | grid | indexed ms/battle | reference ms/battle | ratio | "
-        "mean rounds | indexed µs per unit-round |",
-        "|---:|---|---:|---:|---:|---:|---:|",
     ]
-    sizes, t_fast, t_ref, t_unit_round = [], [], [], []
-    for n in (10, 25, 50, 100, 200):
-        width = max(4, round((6 * n / 1.5) ** 0.5))
-        length = max(8, round(6 * n / width))
-        trials = max(8, 4_000 // n)
-        opts = {"width": width, "length": length}
-        army = f"militia:{n}"
-        fast = 1e3 / kernel_rate(army, army, trials, False, **opts)
-        ref = 1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts)
-        rounds = matchup(army, army, trials=trials, seed=1, progress=False, **opts).rounds_mean()[0]
-        per_unit_round = fast * 1e3 / (2 * n * rounds)
-        sizes.append(n)
-        t_fast.append(fast)
-        t_ref.append(ref)
-        t_unit_round.append(per_unit_round)
-        lines.append(f"| {n} | {width}×{length} | {fast:.3f} | {ref:.3f} | {ref / fast:.2f}× | "
-                     f"{rounds:.1f} | {per_unit_round:.3f} |")  # fmt: skip
-        print(lines[-1], flush=True)
-    k_fast = np.polyfit(np.log(sizes), np.log(t_fast), 1)[0]
-    k_ref = np.polyfit(np.log(sizes), np.log(t_ref), 1)[0]
-    k_unit = np.polyfit(np.log(sizes), np.log(t_unit_round), 1)[0]
+    lines += growth_lines()
     lines += [
-        "",
-        f"Log-log fit, time per battle ∝ n^k: indexed k = {k_fast:.2f}, reference k = "
-        f"{k_ref:.2f} (target: about linear, k ≈ 1).  Battles also last longer as armies "
-        f"grow (the rounds column): per unit and round the indexed kernel's time grows as "
-        f"n^{k_unit:.2f}.",
         "",
         f"`montecarlo {' '.join(CLI[2:])}` as a whole process: cold start with a fresh "
         "`NUMBA_CACHE_DIR` (target ≤ 10 s), warm start best of 3 (target ≤ 0.8 s):",

@@ -353,11 +353,12 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
 
     The candidates are the living enemies in unit order, one drawn with
     ``bounded(s, k)``.  When the box of tiles within ``hi`` of i has fewer
-    tiles than there are units, they are read off its tiles into a bitset of
-    unit numbers (in ``cand``), and the draw r takes the r-th bit set;
-    otherwise the units are scanned twice, once to count them (a vectorised
-    loop) and once to walk to the r-th.  Either way the same k, the same draw
-    and the same enemy as the reference's scan.
+    tiles than the enemy side has unit slots, they are read off its tiles into
+    a bitset of unit numbers (in ``cand``), and the draw r takes the r-th bit
+    set; otherwise the enemy's slots are scanned twice, once to count them (a
+    vectorised loop, cheaper per unit than a tile of the box) and once to walk
+    to the r-th.  Either way the same k, the same draw and the same enemy as
+    the reference's scan.
     """
     x = px[i]
     y = py[i]
@@ -368,7 +369,8 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     y1 = min(width - 1, y + hi)
     k = np.int64(0)  # typed, not a literal: one compile of bounded
     n = iside.shape[0]
-    if (x1 - x0 + 1) * (y1 - y0 + 1) < n:
+    e0, e1 = _enemy_slots(iside, si)
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:
         bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
         for q in range((n + 63) >> 6):
             bits[q] = 0
@@ -383,7 +385,6 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
         if k == 0:
             return -1
         return _rth_bit(bits, bounded(s, k))
-    e0, e1 = _enemy_slots(iside, si)
     for j in range(e0, e1):  # count them (a loop the compiler vectorises)
         d = max(abs(px[j] - x), abs(py[j] - y))
         k += np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))

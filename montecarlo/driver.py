@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
@@ -153,6 +154,47 @@ def _stderr_is_terminal() -> bool:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):  # replaced or closed stderr
         return False
+
+
+#: Seconds a kernel's first compile may take before :func:`compile_first` says
+#: so; loading a cached kernel takes a tenth of that.
+COMPILE_NOTICE_AFTER = 1.0
+
+
+def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: bool | None) -> None:
+    """Compile ``kernel`` for ``args`` before its first call, and say so if it takes long.
+
+    On a fresh install (or after an upgrade) Numba compiles a battle or fight
+    kernel once, taking about ``seconds`` on the 2-core development machine,
+    and caches it on disk; until now a first run sat silent that long.
+    Compiling here, for the types of the very arguments the call will pass
+    (``kernel.typeof_pyval``, as Numba's own dispatch does), makes the wait its
+    own step: after ``COMPILE_NOTICE_AFTER`` seconds one line on stderr says
+    what is happening (shown when ``progress`` is True, or when None and
+    stderr is a terminal, as the progress bar is).  A cached kernel loads well
+    within that time, and a kernel already compiled in this process returns
+    at once.
+    """
+    if getattr(kernel, "signatures", None) != []:
+        return  # compiled in this process already, or plain Python (NUMBA_DISABLE_JIT=1)
+    signature = tuple(kernel.typeof_pyval(a) for a in args)
+    show = bool(progress) if progress is not None else _stderr_is_terminal()
+    notice = threading.Timer(
+        COMPILE_NOTICE_AFTER,
+        lambda: print(
+            f"compiling {what} for its first use (about {seconds} s on 2 cores); Numba "
+            "caches it, so later runs start at once",
+            file=sys.stderr,
+            flush=True,
+        ),
+    )
+    notice.daemon = True
+    if show:
+        notice.start()
+    try:
+        kernel.compile(signature)
+    finally:
+        notice.cancel()
 
 
 @dataclass

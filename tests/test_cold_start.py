@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from scipy import stats
 
+from montecarlo import driver
 from montecarlo.stats import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,3 +85,65 @@ def test_deferred_blas_check_does_nothing_once_numba_has_loaded():
     from kernels.startup import defer_blas_check
 
     assert defer_blas_check() is False
+
+
+class _SlowKernel:
+    """Stands in for a Numba dispatcher whose first compile takes ``seconds``."""
+
+    def __init__(self, seconds: float, compiled: bool = False) -> None:
+        self.seconds = seconds
+        self.signatures = [("compiled",)] if compiled else []
+        self.compiled_for: list[tuple] = []
+
+    def typeof_pyval(self, value: object) -> str:
+        return type(value).__name__
+
+    def compile(self, signature: tuple) -> None:
+        time.sleep(self.seconds)
+        self.compiled_for.append(signature)
+        self.signatures.append(signature)
+
+
+@pytest.mark.parametrize("progress", [True, None])
+def test_a_slow_first_compile_says_so(monkeypatch, capsys, progress):
+    monkeypatch.setattr(driver, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: True)  # progress=None: as a bar
+    kernel = _SlowKernel(0.3)
+    driver.compile_first(kernel, (1, 2.0, True), "the test kernel", 20, progress)
+    assert kernel.compiled_for == [("int", "float", "bool")]  # the types of the call's arguments
+    err = capsys.readouterr().err
+    assert "compiling the test kernel for its first use (about 20 s" in err
+    assert err.count("\n") == 1
+
+
+def test_a_quiet_or_quick_or_repeated_compile_says_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(driver, "COMPILE_NOTICE_AFTER", 0.2)
+    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: False)
+    driver.compile_first(_SlowKernel(0.4), (1,), "a kernel", 20, None)  # a log file, no bar
+    driver.compile_first(_SlowKernel(0.4), (1,), "a kernel", 20, False)
+    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: True)
+    driver.compile_first(_SlowKernel(0.0), (1,), "a kernel", 20, True)  # loaded from the cache
+    time.sleep(0.3)  # the notice would have fired by now
+    done = _SlowKernel(5.0, compiled=True)
+    driver.compile_first(done, (1,), "a kernel", 20, True)  # compiled in this process
+    assert done.compiled_for == []
+    assert capsys.readouterr().err == ""
+
+
+def test_compiling_first_adds_no_specialisation():
+    # compile_first compiles for kernel.typeof_pyval of the call's arguments; a
+    # type that differed from the call's own dispatch would compile the kernel
+    # twice.  Fixed runs, kept trials, debug records, threads: one signature each.
+    code = (
+        "import montecarlo as mc\n"
+        "from kernels.coe5_battle import run_chunks\n"
+        "from kernels.sf_fight import run_fights\n"
+        "for kw in ({}, {'keep_trials': True}, {'_debug': True}, {'threads': 2}):\n"
+        "    mc.matchup('militia:3,archer:2', 'knight:2', trials=600, seed=1,\n"
+        "               progress=False, **kw)\n"
+        "mc.sf.fight('warrior:1,archer:1', 'goblin:2', trials=600, seed=1, progress=False)\n"
+        "mc.sf.fight('warrior:1', 'goblin:1', trials=60, seed=1, progress=False,\n"
+        "            keep_trials=True)\n"
+        "print(len(run_chunks.signatures), len(run_fights.signatures))\n"
+    )
+    assert _run(code).strip().splitlines()[-1] == "1 1"

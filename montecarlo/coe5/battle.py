@@ -25,7 +25,7 @@ from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import Roster
-from montecarlo.driver import check_trials, run_batches
+from montecarlo.driver import check_trials, compile_first, run_batches
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
 from montecarlo.validation import check_army_size, check_grid, check_kept, coerce_rules
@@ -215,8 +215,12 @@ class _Battles:
         )
 
     def play(self, ss, first_chunk: int, n_chunks: int, n_trials: int, keep: bool,
-             debug: bool, totals: _Totals) -> None:  # fmt: skip
-        """Play ``n_trials`` battles in chunks ``first_chunk ..`` and add them to ``totals``."""
+             debug: bool, totals: _Totals, progress: bool | None = None) -> None:  # fmt: skip
+        """Play ``n_trials`` battles in chunks ``first_chunk ..`` and add them to ``totals``.
+
+        ``progress`` decides, as for the progress bar, whether a first compile
+        of the kernel in this process says so (:func:`compile_first`).
+        """
         states = chunk_states(ss, first_chunk, first_chunk + n_chunks)
         agg_outcome = np.zeros((n_chunks, 3), np.int64)
         agg_rounds = np.zeros((n_chunks, self.max_rounds + 1), np.int64)
@@ -245,6 +249,7 @@ class _Battles:
 
             run_battles(*args)
         else:
+            compile_first(run_chunks, (0, n_chunks, *args), "the battle kernel", 20, progress)
             _run_on_threads(n_chunks, args)
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
@@ -383,7 +388,7 @@ def matchup(
     totals = battles.empty_totals()
 
     def play(first: int, n_chunks: int, n: int) -> None:
-        battles.play(ss, first, n_chunks, n, keep_trials, _debug, totals)
+        battles.play(ss, first, n_chunks, n, keep_trials, _debug, totals, progress)
 
     run = run_batches(
         play,

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from kernels import sf_layout as F
 from kernels.sf_fight import N_S, run_fights
-from montecarlo.driver import check_trials, run_batches
+from montecarlo.driver import check_trials, compile_first, run_batches
 from montecarlo.errors import InputError
 from montecarlo.outcomes import OutcomeRates
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
@@ -588,7 +588,7 @@ def fight(
     kept: list[tuple] = []
     run = run_batches(
         lambda first, n_chunks, n: _play(ss, first, n_chunks, n, C, B, Q, max_rounds,
-                                         keep_trials, _debug, totals, kept),
+                                         keep_trials, _debug, totals, kept, progress),
         lambda: (totals["outcome"], totals["n"]),
         chunk=FIGHT_CHUNK, batch_chunks=BATCH_CHUNKS, trials=trials, precision=precision,
         until=None, max_trials=max_trials, threads=threads, progress=progress, unit="fight",
@@ -648,7 +648,8 @@ def prepare(
     return a, b, C, B, Q, battlefield, policy, rules
 
 
-def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept) -> None:
+def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept,
+          progress: bool | None = None) -> None:  # fmt: skip
     n_chars = C.shape[1]
     states = chunk_states(ss, first, first + n_chunks)
     agg_outcome = np.zeros((n_chunks, 3), np.int64)
@@ -662,26 +663,12 @@ def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept
     t_state = np.zeros((size, n_chars), np.int64)
     t_damage = np.zeros((size, n_chars, 3), np.int64)
     t_debug = np.zeros((n if debug else 0, N_S, n_chars), np.int64)
-    run_fights(
-        states,
-        FIGHT_CHUNK,
-        n,
-        C,
-        B,
-        Q,
-        agg_outcome,
-        agg_rounds,
-        agg_states,
-        agg_damage,
-        agg_events,
-        keep or debug,
-        t_outcome,
-        t_rounds,
-        t_state,
-        t_damage,
-        debug,
-        t_debug,
-    )
+    args = (
+        states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
+        agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug, t_debug,
+    )  # fmt: skip
+    compile_first(run_fights, args, "the fight kernel", 30, progress)
+    run_fights(*args)
     totals["n"] += n
     totals["outcome"] += agg_outcome.sum(axis=0)
     totals["rounds"] += agg_rounds.sum(axis=0)
