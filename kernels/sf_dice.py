@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from kernels.rng import bounded
@@ -15,11 +16,13 @@ AUTO_SUCCESS = 4  # double six, total misses the target: succeeds anyway
 DRAMATIC = 5  # double six and the total makes the target
 N_OUTCOMES = 6
 
+FACES_2D6 = np.int64(36)  # a typed constant: one compile of bounded (issue 13)
+
 
 @njit(forceinline=True, error_model="numpy")
 def roll_2d6(s):
     """The natural 2d6 sum, from one bounded draw of the 36 ordered faces."""
-    r = bounded(s, 36)
+    r = bounded(s, FACES_2D6)
     return (r // 6) + (r % 6) + 2
 
 

@@ -64,7 +64,8 @@ COVER_BONUS = 2
 SURPRISE_PENALTY = 2
 SHIP_PENALTY = 2
 PINCER_BONUS = 1
-TRIP_SAVE = 12  # cliff path: Intuition save against a trip
+TRIP_SAVE = np.int64(12)  # cliff path: Intuition save against a trip
+DEATH_SAVE = np.int64(10)  # S-4: Fortitude against death, target 10
 
 # Shot plans (S-6).
 SHOT_NONE = 0
@@ -74,12 +75,28 @@ SHOT_SECURE = 3  # secure a line of fire (the action)
 SHOT_FRONT = 4  # at enemy front-liners that reach this back line (no engage area)
 SHOT_ANY = 5  # a front-liner without contact: at any enemy
 
+# Typed constants for helper arguments (issue 13, cold start).  Numba compiles a
+# helper once more for every Python literal it is passed (Literal[int](-1),
+# Literal[bool](True), ...): some fifty extra compilations of this kernel's
+# helpers.  These are plain int64 and boolean values, so each helper compiles
+# once.
+ANY = np.int64(-1)  # any line, any end
+NOBODY = np.int64(-1)  # no character
+FRONT = np.int64(0)  # the front line
+BACK = np.int64(1)  # the back line
+ZERO = np.int64(0)  # side 0, end 0
+ONE = np.int64(1)  # side 1, end 1
+YES = np.bool_(True)
+NO = np.bool_(False)
+D6 = np.int64(6)  # faces of a d6
+TIE = np.int64(4096)  # the random tie-break in an initiative key
+
 
 @njit(forceinline=True, error_model="numpy")
 def d6_sum(s, n):
     t = 0
     for _ in range(n):
-        t += bounded(s, 6) + 1
+        t += bounded(s, D6) + 1
     return t
 
 
@@ -144,7 +161,7 @@ def exists_at(C, S, side, line, end):
 @njit(forceinline=True, error_model="numpy")
 def pick_at(s, C, S, side, line, end, cand):
     """A random standing character of ``side`` on ``line`` at ``end`` (-1: any), or -1."""
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     for j in range(C.shape[1]):
         if C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING:
             if (line < 0 or S[S_LINE, j] == line) and (end < 0 or S[S_END, j] == end):
@@ -162,8 +179,8 @@ def contact(C, S, B, end):
     if B[F.B_OPEN] != 0:
         return True
     if B[F.B_CONTACT] == 0:  # the rule switched off: one front line alone is engaged
-        return exists_at(C, S, 0, 0, end) or exists_at(C, S, 1, 0, end)
-    return exists_at(C, S, 0, 0, end) and exists_at(C, S, 1, 0, end)
+        return exists_at(C, S, ZERO, FRONT, end) or exists_at(C, S, ONE, FRONT, end)
+    return exists_at(C, S, ZERO, FRONT, end) and exists_at(C, S, ONE, FRONT, end)
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -180,8 +197,8 @@ def pinched(C, S, B, side):
     if B[F.B_PINCER_SIDE] != side:
         return False
     foe = 1 - side
-    return (count_at(C, S, side, 1, -1) == 0 and count_at(C, S, foe, -1, 0) > 0
-            and count_at(C, S, foe, -1, 1) > 0)  # fmt: skip
+    return (count_at(C, S, side, BACK, ANY) == 0 and count_at(C, S, foe, ANY, ZERO) > 0
+            and count_at(C, S, foe, ANY, ONE) > 0)  # fmt: skip
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -235,7 +252,7 @@ def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     elif over > 0 or (over == 0 and Q[F.Q_DEATH_AT_HP] > 0):
         # death check [default: injury > HP]: Fortitude at target 10, penalty inj - hp;
         # a success still leaves the character fainted
-        if check_ok(s, C[F.FORT, j] + save_mod - over, 10):
+        if check_ok(s, C[F.FORT, j] + save_mod - over, DEATH_SAVE):
             S[S_STATUS, j] = F.FAINTED
         else:
             S[S_STATUS, j] = F.DEAD
@@ -375,7 +392,7 @@ def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, log):
     E[C[F.SIDE, by], F.E_OPPORTUNITY] += 1
     if log is not None:
         G.emit(log, G.EV_OPPORTUNITY, by, on, 0, 0)
-    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, False, seq, log)
+    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, NO, seq, log)
     return dealt
 
 
@@ -386,10 +403,10 @@ def _free_opportunists(C, S, B, side, on, rnd, pool):
     if S[S_STATUS, on] != F.STANDING or not engaged(C, S, B, on):
         return 0
     open_field = B[F.B_OPEN] != 0
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     for j in range(C.shape[1]):
         if C[F.SIDE, j] == side and (open_field or S[S_END, j] == S[S_END, on]):
-            if can_opportunity(C, S, B, j, rnd, False):
+            if can_opportunity(C, S, B, j, rnd, NO):
                 pool[k] = j
                 k += 1
     return k
@@ -404,8 +421,8 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
     left = np.int64(Q[F.Q_SPECIAL_OPP])
     if left <= 0:
         return
-    if by >= 0 and can_opportunity(C, S, B, by, rnd, True):
-        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, True, log)
+    if by >= 0 and can_opportunity(C, S, B, by, rnd, YES):
+        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, YES, log)
         left -= 1
     elif not any_of_side:
         return
@@ -413,7 +430,7 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
         k = _free_opportunists(C, S, B, foe, on, rnd, pool)
         if k == 0:
             return
-        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, False, log)
+        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, NO, log)
         left -= 1
 
 
@@ -423,13 +440,13 @@ def pick_among(s, m):
     """S-6: one d6 picks one of m <= 6 (odd/even, pairs of faces, or one face each)."""
     if m <= 1:
         return 0
-    face = bounded(s, 6) + 1
+    face = bounded(s, D6) + 1
     if m == 2:
         return (face - 1) % 2
     if m == 3:
         return (face - 1) // 2
     while face > m:  # reroll the unused faces
-        face = bounded(s, 6) + 1
+        face = bounded(s, D6) + 1
     return face - 1
 
 
@@ -477,7 +494,7 @@ def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
             else:
                 foes[nf] = j
                 nf += 1
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     for q in range(max(nf, na)):
         if q < nf:
             out[k] = foes[q]
@@ -529,11 +546,11 @@ def choose_area(C, S, B, Q, i):
     if area == 0:
         return True, -1, -1
     if area != 1:
-        return _area_score(C, S, B, Q, i, area, -1, -1) > 0, -1, -1
-    best, best_line, best_end = _area_score(C, S, B, Q, i, 1, 1, -1), 1, -1
+        return _area_score(C, S, B, Q, i, area, ANY, ANY) > 0, -1, -1
+    best, best_line, best_end = _area_score(C, S, B, Q, i, np.int64(1), BACK, ANY), 1, -1
     ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
     for e in range(ends - 1, -1, -1):
-        score = _area_score(C, S, B, Q, i, 1, 0, e)
+        score = _area_score(C, S, B, Q, i, np.int64(1), FRONT, e)
         if score >= best:
             best, best_line, best_end = score, 0, e
     return best > 0, best_line, best_end
@@ -549,11 +566,11 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
     if engaged(C, S, B, i):
         # S-5 count rule: front-liners in the engage area, the caster left out
         if B[F.B_OPEN] != 0:
-            mine = count_at(C, S, side, -1, -1) - 1
-            theirs = count_at(C, S, foe, -1, -1)
+            mine = count_at(C, S, side, ANY, ANY) - 1
+            theirs = count_at(C, S, foe, ANY, ANY)
         else:
-            mine = count_at(C, S, side, 0, S[S_END, i]) - 1
-            theirs = count_at(C, S, foe, 0, S[S_END, i])
+            mine = count_at(C, S, side, FRONT, S[S_END, i]) - 1
+            theirs = count_at(C, S, foe, FRONT, S[S_END, i])
         hurt = 0
         for _ in range(theirs - mine):
             # a random eligible enemy in the engage area who has not yet attacked this round
@@ -561,13 +578,13 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
             if k == 0:
                 break
             j = targets[bounded(s, k)]
-            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, False, log)
+            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, NO, log)
         if hurt > 0 or S[S_STATUS, i] != F.STANDING:
             return  # S-5: damaged by an opportunity attack, the spell fails
     area = C[F.SP_AREA, i]
     n_t = 0
     if area == 0:
-        j = pick_at(s, C, S, foe, -1, -1, cand)
+        j = pick_at(s, C, S, foe, ANY, ANY, cand)
         if j >= 0:
             targets[0] = j
             n_t = 1
@@ -626,8 +643,8 @@ def _fill_front(s, C, S, B, side, cand):
     n = C.shape[1]
     if side == pinc:
         for e in range(2):
-            if count_at(C, S, 1 - side, -1, e) == 0:
-                room = cap - count_at(C, S, side, 0, 1 - e)
+            if count_at(C, S, 1 - side, ANY, e) == 0:
+                room = cap - count_at(C, S, side, FRONT, 1 - e)
                 for j in range(n):
                     if (C[F.SIDE, j] == side and S[S_STATUS, j] == F.STANDING
                             and S[S_LINE, j] == 0 and S[S_END, j] == e):  # fmt: skip
@@ -636,11 +653,11 @@ def _fill_front(s, C, S, B, side, cand):
                             S[S_LINE, j] = 1
                         room -= 1
     for e in range(ends):
-        if side == pinc and count_at(C, S, 1 - side, -1, e) == 0:
+        if side == pinc and count_at(C, S, 1 - side, ANY, e) == 0:
             continue  # nobody to face at this end
-        front = count_at(C, S, side, 0, e)
+        front = count_at(C, S, side, FRONT, e)
         while cap == 0 or front < cap:
-            k = 0
+            k = np.int64(0)  # typed, not a literal: one compile of bounded
             for j in range(n):
                 if C[F.SIDE, j] != side or S[S_STATUS, j] != F.STANDING or S[S_LINE, j] != 1:
                     continue
@@ -665,10 +682,10 @@ def _contact_end(s, C, S, B, i):
     """The end of an engage area a shooter in the back line can shoot into, or -1; a
     pinched side's back line sits between its two ends and picks one at random."""
     if C[F.SIDE, i] == B[F.B_PINCER_SIDE]:
-        c0 = contact(C, S, B, 0)
-        c1 = contact(C, S, B, 1)
+        c0 = contact(C, S, B, ZERO)
+        c1 = contact(C, S, B, ONE)
         if c0 and c1:
-            return bounded(s, 2)
+            return bounded(s, np.int64(2))
         return 0 if c0 else (1 if c1 else -1)
     return S[S_END, i] if contact(C, S, B, S[S_END, i]) else -1
 
@@ -679,7 +696,7 @@ def shot_plan(s, C, S, B, Q, i, cand):
     foe = 1 - C[F.SIDE, i]
     if B[F.B_OPEN] != 0:
         return SHOT_ENGAGE, 0  # S-9 open battlefield: everyone is in the engage area
-    n_back = exists_at(C, S, foe, 1, -1)
+    n_back = exists_at(C, S, foe, BACK, ANY)
     if S[S_LINE, i] == 0:  # near range from the front line: no line of fire needed
         if n_back > 0:
             return SHOT_BACK, -1
@@ -754,7 +771,7 @@ def cover_plan(C, S, B, Q, i):
         # the seed: only while the front line holds its engage area
         ends = 2 if B[F.B_PINCER_SIDE] >= 0 else 1
         for e in range(ends):
-            if count_at(C, S, side, 0, e) > 0 and contact(C, S, B, e):
+            if count_at(C, S, side, FRONT, e) > 0 and contact(C, S, B, e):
                 return 2
     return 0
 
@@ -764,14 +781,14 @@ def _melee_target(s, C, S, B, i, cand):
     """S-6: an enemy front-liner at i's end, else (no contact) the enemy back line."""
     foe = 1 - C[F.SIDE, i]
     if B[F.B_OPEN] != 0:
-        return pick_at(s, C, S, foe, -1, -1, cand)
+        return pick_at(s, C, S, foe, ANY, ANY, cand)
     e = S[S_END, i]
-    if exists_at(C, S, foe, 0, e):
-        return pick_at(s, C, S, foe, 0, e, cand)
+    if exists_at(C, S, foe, FRONT, e):
+        return pick_at(s, C, S, foe, FRONT, e, cand)
     back_end = -1 if foe == B[F.B_PINCER_SIDE] else e
-    if exists_at(C, S, foe, 1, back_end):
-        return pick_at(s, C, S, foe, 1, back_end, cand)
-    return pick_at(s, C, S, foe, -1, -1, cand)
+    if exists_at(C, S, foe, BACK, back_end):
+        return pick_at(s, C, S, foe, BACK, back_end, cand)
+    return pick_at(s, C, S, foe, ANY, ANY, cand)
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -796,9 +813,9 @@ def coup_de_grace(s, C, S, B, i, cand):
         return False
     foe = 1 - C[F.SIDE, i]
     e = S[S_END, i]
-    if exists_at(C, S, foe, 0, e):
+    if exists_at(C, S, foe, FRONT, e):
         return False
-    k = 0
+    k = np.int64(0)  # typed, not a literal: one compile of bounded
     for j in range(C.shape[1]):
         if C[F.SIDE, j] == foe and S[S_STATUS, j] == F.FAINTED:
             if S[S_LINE, j] == 0 and S[S_END, j] == e:
@@ -817,7 +834,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies,
     foe = 1 - side
     ally = False
     if plan == SHOT_BACK:
-        j = pick_at(s, C, S, foe, 1, -1, cand)
+        j = pick_at(s, C, S, foe, BACK, ANY, cand)
     elif plan == SHOT_ENGAGE:
         # into the engage area: the d6 procedure picks who is hit (S-6)
         k = _engaged_list(C, S, B, Q, end, i, targets, foes, allies)
@@ -827,7 +844,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies,
         k = _uncontacted_front(C, S, B, i, cand)
         j = cand[bounded(s, k)] if k > 0 else -1
     else:
-        j = pick_at(s, C, S, foe, -1, -1, cand)
+        j = pick_at(s, C, S, foe, ANY, ANY, cand)
     if j < 0:
         return
     if S[S_AMMO, i] > 0:
@@ -835,11 +852,11 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies,
     hits_before = E[side, F.E_HITS]
     if log is not None:
         G.set_col(log, G.emit(log, G.EV_SHOT, i, j, plan, 0), G.C_FLAG, 1 if ally else 0)
-    _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, True, seq, log)
+    _, afumble, _ = weapon_hit(s, C, S, B, Q, E, i, j, YES, seq, log)
     if ally and E[side, F.E_HITS] > hits_before:
         E[side, F.E_FRIENDLY_FIRE] += 1  # S-6: the shot hit an ally
     if afumble:  # S-2: the enemy side gets an opportunity attack, if it can reach i
-        special_opportunity(s, C, S, B, Q, E, -1, foe, i, rnd, seq, targets, True, log)
+        special_opportunity(s, C, S, B, Q, E, NOBODY, foe, i, rnd, seq, targets, YES, log)
 
 
 @njit(error_model="numpy")
@@ -907,7 +924,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
                 continue
             if rnd == 1 and C[F.SURPRISED, i] != 0:
                 continue  # surprised: no action in round 1
-            order_key[m] = -((_initiative_roll(s, Q) + C[F.INIT, i]) * 4096 + bounded(s, 4096))
+            order_key[m] = -((_initiative_roll(s, Q) + C[F.INIT, i]) * 4096 + bounded(s, TIE))
             cand[m] = i
             m += 1
         idx = np.argsort(order_key[:m])
@@ -921,7 +938,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
                 continue
             side = C[F.SIDE, i]
             foe = 1 - side
-            if not exists_at(C, S, foe, -1, -1):
+            if not exists_at(C, S, foe, ANY, ANY):
                 break
             seq += 1
             S[S_ACT_SEQ, i] = seq
@@ -980,11 +997,11 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
                     continue
                 if log is not None:
                     G.set_col(log, turn, G.C_ACTION, G.A_MELEE)
-                _, afumble, ddramatic = weapon_hit(s, C, S, B, Q, E, i, j, False, seq, log)
+                _, afumble, ddramatic = weapon_hit(s, C, S, B, Q, E, i, j, NO, seq, log)
                 if afumble:  # S-2, S-5: the defender's side gets the attack [default: 1]
-                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, True, log)
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, YES, log)
                 elif ddramatic:  # the defender itself counters its dramatic evade
-                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, False,
+                    special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, NO,
                                         log)  # fmt: skip
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
                 if log is not None:
@@ -992,8 +1009,8 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
                 _step_up(C, S, B, i)
         if log is not None:
             G.changes(log, before, S, S_STATUS, S_LINE, S_END, S_COVER)
-        a = exists_at(C, S, 0, -1, -1)
-        b = exists_at(C, S, 1, -1, -1)
+        a = exists_at(C, S, ZERO, ANY, ANY)
+        b = exists_at(C, S, ONE, ANY, ANY)
         if a == 0 and b == 0:
             return 2, rnd
         if b == 0:
@@ -1011,20 +1028,20 @@ def _step_up(C, S, B, i):
     ends = 2 if side == B[F.B_PINCER_SIDE] else 1
     for k in range(ends):
         e = k if side == B[F.B_PINCER_SIDE] else S[S_END, i]
-        if ends == 2 and count_at(C, S, 1 - side, -1, e) == 0:
+        if ends == 2 and count_at(C, S, 1 - side, ANY, e) == 0:
             continue  # nobody to face at this end
-        if cap == 0 or count_at(C, S, side, 0, e) < cap:
+        if cap == 0 or count_at(C, S, side, FRONT, e) < cap:
             S[S_LINE, i] = 0
             S[S_END, i] = e
             S[S_COVER, i] = 0
             return
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def run_fights(states, chunk, n_trials, C, B, Q,
+@njit(cache=True, nogil=True, error_model="numpy")
+def run_fights(c0, c1, states, chunk, n_trials, C, B, Q,
                agg_outcome, agg_rounds, agg_states, agg_damage, agg_events,
                keep, t_outcome, t_rounds, t_state, t_damage, debug, t_debug):  # fmt: skip
-    """Play ``n_trials`` fights in chunks, one stream per fight; aggregate per chunk.
+    """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` fights, one stream per fight.
 
     Fight ``t`` of chunk ``c`` draws from ``seed_trial(states[c], t - c·chunk)``:
     the key comes from (seed, the run's chunk number) and the index is the
@@ -1033,19 +1050,25 @@ def run_fights(states, chunk, n_trials, C, B, Q,
 
     ``agg_states[c, i, state]`` counts final states, ``agg_damage[c, i, :]`` sums
     injury, fatigue and heavy fatigue, ``agg_events[c, side, :]`` sums events.
+
+    It releases the GIL: the caller runs disjoint chunk ranges on a pool of
+    Python threads (:func:`montecarlo.driver.run_on_threads`), each writing only
+    its own chunks' rows, so results do not depend on the thread count.  A
+    thread pool instead of ``parallel=True`` saves the parfor compile, a third
+    of a cold start.
     """
     n = C.shape[1]
     max_bin = agg_rounds.shape[1] - 1
-    for c in prange(states.shape[0]):
-        s = np.empty(4, np.uint64)
-        S = np.zeros((N_S, n), np.int64)
-        E = np.zeros((2, F.N_EVENTS), np.int64)
-        order_key = np.zeros(n, np.int64)
-        order = np.zeros(n, np.int64)
-        cand = np.zeros(n, np.int64)
-        targets = np.zeros(n, np.int64)
-        foes = np.zeros(n, np.int64)
-        allies = np.zeros(n, np.int64)
+    s = np.empty(4, np.uint64)
+    S = np.zeros((N_S, n), np.int64)
+    E = np.zeros((2, F.N_EVENTS), np.int64)
+    order_key = np.zeros(n, np.int64)
+    order = np.zeros(n, np.int64)
+    cand = np.zeros(n, np.int64)
+    targets = np.zeros(n, np.int64)
+    foes = np.zeros(n, np.int64)
+    allies = np.zeros(n, np.int64)
+    for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial - c * chunk, s)
             outcome, rounds = play_fight(

@@ -11,12 +11,9 @@ thread count.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
-import numba
 import numpy as np
 
 from kernels import coe5_rules as R
@@ -25,7 +22,7 @@ from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import Roster
-from montecarlo.driver import check_trials, compile_first, run_batches
+from montecarlo.driver import check_trials, compile_first, run_batches, run_on_threads
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
 from montecarlo.validation import check_army_size, check_grid, check_kept, coerce_rules
@@ -250,7 +247,7 @@ class _Battles:
             run_battles(*args)
         else:
             compile_first(run_chunks, (0, n_chunks, *args), "the battle kernel", 20, progress)
-            _run_on_threads(n_chunks, args)
+            run_on_threads(run_chunks, n_chunks, args)
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)
@@ -262,33 +259,6 @@ class _Battles:
             totals.kept.append(
                 Trials(t_outcome, t_rounds, t_surv, t_routed, t_dealt, t_debug if debug else None)
             )
-
-
-#: Tasks per thread in a batch: enough to even out chunks of unequal length.
-TASKS_PER_THREAD = 4
-
-
-def _run_on_threads(n_chunks: int, args: tuple) -> None:
-    """Play chunks ``0 .. n_chunks-1`` of ``args`` on the current Numba thread count.
-
-    The chunks go out in ``TASKS_PER_THREAD`` runs of consecutive chunks per
-    thread, so the threads share the work however long each chunk takes, and
-    a task is worth its call: each call of the kernel unboxes some forty
-    arguments while holding the GIL, which halved the thread scaling of short
-    battles when every chunk was a task of its own.  Every chunk writes only
-    its own rows, so the result is the same at any thread count.  One thread
-    plays in the calling thread.
-    """
-    threads = min(numba.get_num_threads(), n_chunks)
-    if threads <= 1:
-        run_chunks(0, n_chunks, *args)
-        return
-    n_tasks = min(n_chunks, TASKS_PER_THREAD * threads)
-    bounds = [n_chunks * k // n_tasks for k in range(n_tasks + 1)]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        tasks = [pool.submit(run_chunks, c0, c1, *args) for c0, c1 in itertools.pairwise(bounds)]
-        for task in tasks:
-            task.result()  # re-raises a kernel's error
 
 
 def _check_precision(precision: object) -> float:
