@@ -47,8 +47,9 @@ def main() -> None:
     ]
     for name, a, b, bf in SCENARIOS:
         py = python_rate(a, b, bf, 200)
-        one = rate(a, b, bf, 100_000, 1)
-        many = rate(a, b, bf, 100_000, threads)
+        # About a second on one thread, so the driver's paced calls reach their size.
+        one = rate(a, b, bf, 300_000, 1)
+        many = rate(a, b, bf, 300_000, threads)
         lines.append(
             f"| {name} | {py:,.0f} | {one:,.0f} | {many:,.0f} | {many / py:,.0f}× | "
             f"{many / one:.2f}× |"
