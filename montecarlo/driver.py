@@ -197,35 +197,37 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
 
     On a fresh install (or after an upgrade) Numba compiles a battle or fight
     kernel once, taking about ``seconds`` on the 2-core development machine,
-    and caches it on disk; until now a first run sat silent that long.
-    Compiling here, for the types of the very arguments the call will pass
-    (``kernel.typeof_pyval``, as Numba's own dispatch does), makes the wait its
-    own step: after ``COMPILE_NOTICE_AFTER`` seconds one line on stderr says
-    what is happening (shown when ``progress`` is True, or when None and
-    stderr is a terminal, as the progress bar is).  A cached kernel loads well
-    within that time, and a kernel already compiled in this process returns
-    at once.
+    and caches it on disk.  Compiling here, for the types of the very
+    arguments the call will pass (``kernel.typeof_pyval``, as Numba's own
+    dispatch does), makes the wait a step of its own: after
+    ``COMPILE_NOTICE_AFTER`` seconds one line on stderr says what is happening
+    (shown when ``progress`` is True, or when None and stderr is a terminal,
+    as the progress bar is; ``tqdm.write`` keeps it off the bar's line).  A
+    cached kernel loads well within that time, and a kernel already compiled
+    in this process returns at once.
     """
     if getattr(kernel, "signatures", None) != []:
         return  # compiled in this process already, or plain Python (NUMBA_DISABLE_JIT=1)
     signature = tuple(kernel.typeof_pyval(a) for a in args)
     show = bool(progress) if progress is not None else _stderr_is_terminal()
-    notice = threading.Timer(
-        COMPILE_NOTICE_AFTER,
-        lambda: print(
-            f"compiling {what} for its first use (about {seconds} s on 2 cores); Numba "
-            "caches it, so later runs start at once",
-            file=sys.stderr,
-            flush=True,
-        ),
+    message = (
+        f"compiling {what} for its first use (about {seconds} s on 2 cores); Numba caches "
+        "it, so later runs start at once"
     )
+    notice = threading.Timer(COMPILE_NOTICE_AFTER, _notify, (message,))
     notice.daemon = True
-    if show:
+    if show and sys.stderr is not None:  # pythonw and some services have no stderr
         notice.start()
     try:
         kernel.compile(signature)
     finally:
         notice.cancel()
+
+
+def _notify(message: str) -> None:
+    """One line on stderr, clear of any progress bar; a closed stderr is no error."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        tqdm.write(message, file=sys.stderr)
 
 
 @dataclass

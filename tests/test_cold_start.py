@@ -104,30 +104,71 @@ class _SlowKernel:
         self.signatures.append(signature)
 
 
-@pytest.mark.parametrize("progress", [True, None])
-def test_a_slow_first_compile_says_so(monkeypatch, capsys, progress):
+@pytest.mark.parametrize(
+    ("progress", "terminal", "shown"),
+    [(True, False, True), (True, True, True), (None, True, True), (None, False, False),
+     (False, True, False), (False, False, False)],
+)  # fmt: skip
+def test_a_slow_first_compile_says_so_as_the_progress_bar_would(
+    monkeypatch, capsys, progress, terminal, shown
+):
+    # The progress bar's rule: progress=True always, None on a terminal only.
     monkeypatch.setattr(driver, "COMPILE_NOTICE_AFTER", 0.05)
-    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: True)  # progress=None: as a bar
+    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: terminal)
     kernel = _SlowKernel(0.3)
     driver.compile_first(kernel, (1, 2.0, True), "the test kernel", 20, progress)
     assert kernel.compiled_for == [("int", "float", "bool")]  # the types of the call's arguments
-    err = capsys.readouterr().err
-    assert "compiling the test kernel for its first use (about 20 s" in err
-    assert err.count("\n") == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    if shown:
+        assert "compiling the test kernel for its first use (about 20 s" in err
+        assert err.count("\n") == 1
+    else:
+        assert err == ""
 
 
-def test_a_quiet_or_quick_or_repeated_compile_says_nothing(monkeypatch, capsys):
+def test_a_quick_or_repeated_compile_says_nothing(monkeypatch, capsys):
     monkeypatch.setattr(driver, "COMPILE_NOTICE_AFTER", 0.2)
-    monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: False)
-    driver.compile_first(_SlowKernel(0.4), (1,), "a kernel", 20, None)  # a log file, no bar
-    driver.compile_first(_SlowKernel(0.4), (1,), "a kernel", 20, False)
     monkeypatch.setattr(driver, "_stderr_is_terminal", lambda: True)
     driver.compile_first(_SlowKernel(0.0), (1,), "a kernel", 20, True)  # loaded from the cache
     time.sleep(0.3)  # the notice would have fired by now
     done = _SlowKernel(5.0, compiled=True)
     driver.compile_first(done, (1,), "a kernel", 20, True)  # compiled in this process
     assert done.compiled_for == []
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr() == ("", "")
+
+
+def test_no_stderr_no_notice(monkeypatch, capsys):
+    # pythonw and some services run with sys.stderr None: print would go to stdout.
+    monkeypatch.setattr(driver, "COMPILE_NOTICE_AFTER", 0.05)
+    monkeypatch.setattr(sys, "stderr", None)
+    driver.compile_first(_SlowKernel(0.3), (1,), "a kernel", 20, True)
+    assert capsys.readouterr().out == ""
+
+
+def test_battles_and_fights_compile_first(monkeypatch):
+    # Both drivers hand their kernel and the call's own arguments (chunks 0 ..
+    # n_chunks of the batch) to compile_first before the first call.
+    from kernels.coe5_battle import run_chunks
+    from kernels.sf_fight import run_fights
+    from montecarlo.coe5 import battle
+    from montecarlo.sf import fights
+
+    calls = []
+
+    def spy(kernel, args, what, seconds, progress):
+        calls.append((kernel, args[:2], what, progress))
+        driver.compile_first(kernel, args, what, seconds, progress)
+
+    monkeypatch.setattr(battle, "compile_first", spy)
+    monkeypatch.setattr(fights, "compile_first", spy)
+    battle.matchup("pikeman:2", "pikeman:2", trials=300, seed=1, progress=False, threads=1)
+    fights.fight("warrior:1", "goblin:1", trials=300, seed=1, progress=False, threads=1)
+    (kernel_b, range_b, what_b, progress_b), (kernel_f, range_f, what_f, progress_f) = calls
+    assert (kernel_b, what_b, progress_b) == (run_chunks, "the battle kernel", False)
+    assert (kernel_f, what_f, progress_f) == (run_fights, "the fight kernel", False)
+    assert range_b[0] == range_f[0] == 0
+    assert range_b[1] >= 1 and range_f[1] >= 1  # the batch's chunk count
 
 
 def test_compiling_first_adds_no_specialisation():

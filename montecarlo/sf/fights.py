@@ -667,7 +667,6 @@ def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept
         states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
         agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug, t_debug,
     )  # fmt: skip
-    n_chunks = states.shape[0]
     compile_first(run_fights, (0, n_chunks, *args), "the fight kernel", 20, progress)
     run_on_threads(run_fights, n_chunks, args)
     totals["n"] += n
