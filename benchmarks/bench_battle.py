@@ -199,6 +199,20 @@ def _fit(sizes: list[int], values: list[float]) -> float:
     return float(np.polyfit(np.log(sizes), np.log(values), 1)[0])
 
 
+def _militia_ms(n: int, **rules: object) -> tuple[float, float, dict]:
+    """Milliseconds per battle of n militia a side at a fixed density: indexed, reference.
+
+    Also returns the matchup options used (grid, and ``rules`` when given).
+    """
+    width, length = _density_grid(n)
+    trials = _growth_trials(n)
+    opts: dict = {"width": width, "length": length, **rules}
+    army = f"militia:{n}"
+    fast = 1e3 / kernel_rate(army, army, trials, False, **opts)
+    ref = 1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts)
+    return fast, ref, opts
+
+
 def growth_lines() -> list[str]:
     """Time per battle against army size at a fixed density: whole battles, and fixed rounds.
 
@@ -219,13 +233,11 @@ def growth_lines() -> list[str]:
     sizes = list(GROWTH_SIZES)
     t_fast, t_ref, u_fast, u_ref, mean_rounds = [], [], [], [], []
     for n in sizes:
-        width, length = _density_grid(n)
-        trials = _growth_trials(n)
-        opts = {"width": width, "length": length}
+        fast, ref, opts = _militia_ms(n)
         army = f"militia:{n}"
-        fast = 1e3 / kernel_rate(army, army, trials, False, **opts)
-        ref = 1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts)
-        rounds = matchup(army, army, trials=trials, seed=1, progress=False, **opts).rounds_mean()[0]
+        battles = matchup(army, army, trials=_growth_trials(n), seed=1, progress=False, **opts)
+        rounds = battles.rounds_mean()[0]
+        width, length = opts["width"], opts["length"]
         t_fast.append(fast)
         t_ref.append(ref)
         mean_rounds.append(rounds)
@@ -252,14 +264,11 @@ def growth_lines() -> list[str]:
     rules = BattleRules(max_rounds=FIXED_ROUNDS)
     c_fast, c_ref = [], []
     for n in sizes:
-        width, length = _density_grid(n)
-        trials = _growth_trials(n)
-        opts = {"width": width, "length": length, "rules": rules}
-        army = f"militia:{n}"
-        c_fast.append(1e3 / kernel_rate(army, army, trials, False, **opts))
-        c_ref.append(1e3 / kernel_rate(army, army, max(4, trials // 2), True, **opts))
-        lines.append(f"| {n} | {width}×{length} | {c_fast[-1]:.3f} | {c_ref[-1]:.3f} | "
-                     f"{c_ref[-1] / c_fast[-1]:.2f}× |")  # fmt: skip
+        fast, ref, opts = _militia_ms(n, rules=rules)
+        c_fast.append(fast)
+        c_ref.append(ref)
+        lines.append(f"| {n} | {opts['width']}×{opts['length']} | {fast:.3f} | {ref:.3f} | "
+                     f"{ref / fast:.2f}× |")  # fmt: skip
         print(lines[-1], flush=True)
     lines += [
         "",
