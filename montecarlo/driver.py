@@ -183,8 +183,14 @@ def run_on_threads(kernel: Callable[..., None], n_chunks: int, args: tuple) -> N
     bounds = [n_chunks * k // n_tasks for k in range(n_tasks + 1)]
     with ThreadPoolExecutor(max_workers=threads) as pool:
         tasks = [pool.submit(kernel, c0, c1, *args) for c0, c1 in itertools.pairwise(bounds)]
-        for task in tasks:
-            task.result()  # re-raises a kernel's error
+        try:
+            for task in tasks:
+                task.result()  # re-raises a kernel's error
+        except BaseException:
+            # A kernel's error or a second Ctrl-C: the call's rows are dropped
+            # anyway, so tasks not yet started need not run (running ones finish).
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 #: Seconds a kernel's first compile may take before :func:`compile_first` says

@@ -188,3 +188,29 @@ def test_compiling_first_adds_no_specialisation():
         "print(len(run_chunks.signatures), len(run_fights.signatures))\n"
     )
     assert _run(code).strip().splitlines()[-1] == "1 1"
+
+
+def test_a_failing_task_stops_the_tasks_not_yet_started():
+    # run_on_threads: when a chunk range raises (or a second Ctrl-C arrives),
+    # the call's rows are dropped, so the queued ranges should not run.
+    import numba
+
+    started = []
+
+    def kernel(c0: int, c1: int, fail_at: int, seconds: float) -> None:
+        started.append(c0)
+        if c0 == fail_at:
+            raise RuntimeError("a kernel's error")
+        time.sleep(seconds)  # long enough for the caller to cancel the rest
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        with pytest.raises(RuntimeError, match="a kernel's error"):
+            driver.run_on_threads(kernel, 8, (0, 0.5))  # 8 ranges on 2 threads
+        assert len(started) <= 3  # the failing one, the one beside it, at most one more
+        started.clear()
+        driver.run_on_threads(kernel, 8, (-1, 0.01))  # no error: every range runs, once
+        assert sorted(started) == list(range(8))
+    finally:
+        numba.set_num_threads(previous)
