@@ -924,7 +924,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
                 continue
             if rnd == 1 and C[F.SURPRISED, i] != 0:
                 continue  # surprised: no action in round 1
-            order_key[m] = -((_initiative_roll(s, Q) + C[F.INIT, i]) * 4096 + bounded(s, TIE))
+            order_key[m] = -((_initiative_roll(s, Q) + C[F.INIT, i]) * TIE + bounded(s, TIE))
             cand[m] = i
             m += 1
         idx = np.argsort(order_key[:m])

@@ -162,7 +162,15 @@ def _stderr_is_terminal() -> bool:
 TASKS_PER_THREAD = 4
 
 
-def run_on_threads(kernel: Callable[..., None], n_chunks: int, args: tuple) -> None:
+def run_on_threads(
+    kernel: Callable[..., None],
+    n_chunks: int,
+    args: tuple,
+    *,
+    what: str = "the kernel",
+    seconds: int = 20,
+    progress: bool | None = None,
+) -> None:
     """Play chunks ``0 .. n_chunks-1`` by ``kernel(c0, c1, *args)`` on the Numba thread count.
 
     For the battle and fight kernels, which take a chunk range and release the
@@ -173,8 +181,11 @@ def run_on_threads(kernel: Callable[..., None], n_chunks: int, args: tuple) -> N
     forty arguments while holding the GIL, which halved the thread scaling of
     short battles when every chunk was a task of its own.  Every chunk writes
     only its own rows, so the result is the same at any thread count.  One
-    thread plays in the calling thread.
+    thread plays in the calling thread.  A first call compiles the kernel
+    first, saying so when it takes long (:func:`compile_first`, with ``what``,
+    ``seconds`` and ``progress``).
     """
+    compile_first(kernel, (0, n_chunks, *args), what, seconds, progress)
     threads = min(numba.get_num_threads(), n_chunks)
     if threads <= 1:
         kernel(0, n_chunks, *args)

@@ -22,7 +22,7 @@ from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.units import Roster
-from montecarlo.driver import check_trials, compile_first, run_batches, run_on_threads
+from montecarlo.driver import check_trials, run_batches, run_on_threads
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
 from montecarlo.validation import check_army_size, check_grid, check_kept, coerce_rules
@@ -216,7 +216,7 @@ class _Battles:
         """Play ``n_trials`` battles in chunks ``first_chunk ..`` and add them to ``totals``.
 
         ``progress`` decides, as for the progress bar, whether a first compile
-        of the kernel in this process says so (:func:`compile_first`).
+        of the kernel in this process says so (:func:`~montecarlo.driver.compile_first`).
         """
         states = chunk_states(ss, first_chunk, first_chunk + n_chunks)
         agg_outcome = np.zeros((n_chunks, 3), np.int64)
@@ -246,8 +246,7 @@ class _Battles:
 
             run_battles(*args)
         else:
-            compile_first(run_chunks, (0, n_chunks, *args), "the battle kernel", 20, progress)
-            run_on_threads(run_chunks, n_chunks, args)
+            run_on_threads(run_chunks, n_chunks, args, what="the battle kernel", progress=progress)
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from kernels import sf_layout as F
 from kernels.sf_fight import N_S, run_fights
-from montecarlo.driver import check_trials, compile_first, run_batches, run_on_threads
+from montecarlo.driver import check_trials, run_batches, run_on_threads
 from montecarlo.errors import InputError
 from montecarlo.outcomes import OutcomeRates
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
@@ -667,8 +667,7 @@ def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept
         states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
         agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug, t_debug,
     )  # fmt: skip
-    compile_first(run_fights, (0, n_chunks, *args), "the fight kernel", 20, progress)
-    run_on_threads(run_fights, n_chunks, args)
+    run_on_threads(run_fights, n_chunks, args, what="the fight kernel", progress=progress)
     totals["n"] += n
     totals["outcome"] += agg_outcome.sum(axis=0)
     totals["rounds"] += agg_rounds.sum(axis=0)
