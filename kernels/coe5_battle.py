@@ -16,21 +16,21 @@ Spatial index (issue 13).  The grid ``grid[x * width + y]`` holds the living
 unit on each tile (dead and routed units leave it), so the searches for
 enemies look at tiles near a unit instead of at every unit.  The reference
 (:mod:`kernels.coe5_battle_ref`) scans every unit, lists the k that qualify
-in unit order and draws ``bounded(s, k)``; each search here finds the same k
-and makes the same draw r, then names the enemy the scan meets r-th, the
-r-th lowest unit number among them: the same draws from the stream in the
-same order, so every battle is the same, bit for bit.  How each search gets
-k and the r-th:
+and draws ``bounded(s, k)``; each search here finds the same k and makes the
+same draw r, then names the enemy the reference names: the same draws from
+the stream in the same order, so every battle is the same, bit for bit.  How
+each search gets k and the r-th:
 
-- a shot's targets (C-5.1, ``_random_enemy``): when the box of tiles within
-  range is smaller than the number of units, its enemies set their bits in a
-  bitset of unit numbers (branch-free), k is the popcount and the enemy is
-  the r-th bit set; otherwise the enemy's slots (one range: attacker first)
-  are scanned twice, to count (a vectorised loop) and to walk to the r-th;
+- a shot's targets (C-5.1, ``_random_enemy``): the r-th in unit order.  When
+  the box of tiles within range is smaller than the number of enemy slots,
+  its enemies set their bits in a bitset of unit numbers (branch-free), k is
+  the popcount and the enemy is the r-th bit set; otherwise the enemy's
+  slots (one range: attacker first) are scanned twice, to count (a
+  vectorised loop) and to walk to the r-th;
 - fear (C-8.5) reads the 8 tiles around a unit and sorts those enemies by
   number (``_unit_order``); a melee target is drawn among the 8 tiles in tile
   order, as the reference does too;
-- the nearest enemy (C-8.3): below.
+- the nearest enemy (C-8.3): the r-th in tile order, below.
 
 C-8.3 with the index.  ``field[e]`` is the summed-area table of side e's
 living units (``count_table``), so any box of tiles is counted from four
@@ -39,10 +39,15 @@ holds an enemy (doubling, then bisection), and that box's count is k, the
 enemies at distance d, all on its ring: enough for the draw, which is made
 for every mover as in the reference (a lone enemy, or ``random_nearest``
 off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
-reads the sides of the ring that hold enemies into a bitset of unit numbers
-and takes the r-th bit (``_ring_pick``).  When the ring has more tiles than
-there are units the units are scanned as in the reference; like every
-choice between tiles and units, it changes the cost, never a result.
+looks for it: as no enemy stands inside the ring, the r-th enemy of the
+ring in tile order is the r-th of the whole box, found by bisection over
+the box's columns and then rows (``_rth_in_box``), about log2 of the box's
+sides box counts however many enemies the ring holds.  Both kernels rank
+the k in tile order (:mod:`kernels.tile_order`) for this reason: in unit
+order every one of the k had to be read, a cost that grew with the width
+of the enemy's front.  Battles too small to be worth a table scan the units
+as the reference does.
+
 [default] simultaneous moves: at the start of each sweep the positions
 (``qx, qy``) and the occupancy (``qgrid``) are copied and both tables
 describe that snapshot; a side's moves during the sweep only mark its table
@@ -71,6 +76,7 @@ from kernels.borrow import borrowed
 from kernels.coe5_damage import ETHEREAL_DIE, ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
+from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
 
 ALIVE = 0
 DEAD = 1
@@ -475,46 +481,41 @@ def _nearest_distance(x, y, table, width, length):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _ring_pick(x, y, r, rank, si, iside, grid, table, width, length, bits):
-    """The ``rank``-th lowest-numbered enemy of side ``si`` on the ring at distance r.
+def _rth_in_box(table, width, x0, x1, y0, y1, rank):
+    """The tile of the ``rank``-th unit (from 0) of the table's side in a box, in tile order.
 
-    The ring's four sides (two whole columns, two rows between them) are read
-    only where the table says they hold an enemy; the enemies found set their
-    bits in ``bits``, a bitset of unit numbers, and the rank-th bit set is the
-    enemy the reference's scan of all units meets rank-th.
+    Tile order runs column by column, each column from row 0 (see
+    :mod:`kernels.tile_order`).  Bisection over the box's columns finds the
+    column that holds it, then bisection over that column's rows: about
+    log2 of each side box counts, whatever the number of units in the box.
     """
-    for q in range((iside.shape[0] + 63) >> 6):
-        bits[q] = 0
-    y0 = max(0, y - r)
-    y1 = min(width - 1, y + r)
-    for ax in (x - r, x + r):  # the two columns at distance r, whole
-        if 0 <= ax < length and _box_count(table, width, ax, ax, y0, y1) > 0:
-            for ay in range(y0, y1 + 1):
-                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
-    x0 = max(0, x - r + 1)
-    x1 = min(length - 1, x + r - 1)
-    for ay in (y - r, y + r):  # the two rows at distance r, between those columns
-        if 0 <= ay < width and x0 <= x1 and _box_count(table, width, x0, x1, ay, ay) > 0:
-            for ax in range(x0, x1 + 1):
-                _set_enemy_bit(grid[ax * width + ay], si, iside, bits)
-    return _rth_bit(bits, rank)
-
-
-@njit(forceinline=True, error_model="numpy")
-def _set_enemy_bit(j, si, iside, bits):
-    """Set unit j's bit when j (a tile's occupant, -1 for none) is an enemy of side si."""
-    jj = max(j, 0)
-    ok = np.int64((j >= 0) & (iside[jj] != si))
-    bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
+    a = x0
+    b = x1
+    while a < b:  # the first column c with more than rank units in columns x0..c
+        m = (a + b) >> 1
+        if _box_count(table, width, x0, m, y0, y1) > rank:
+            b = m
+        else:
+            a = m + 1
+    rank -= _box_count(table, width, x0, a - 1, y0, y1)  # an empty box when a == x0
+    c = y0
+    b = y1
+    while c < b:  # the first row of column a with more than rank units in rows y0..row
+        m = (c + b) >> 1
+        if _box_count(table, width, a, a, y0, m) > rank:
+            b = m
+        else:
+            c = m + 1
+    return a * width + c
 
 
 @njit(forceinline=True, error_model="numpy")
 def _pick_nearest(s, k, P):
-    """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in unit order.
+    """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in tile order.
 
-    Drawn at random, or the lowest-numbered (rank 0) with ``RANDOM_NEAREST``
-    off; a lone candidate costs no draw.  The draw r picks the enemy the
-    reference's scan of all units meets r-th: the r-th lowest unit number.
+    Drawn at random, or the first (rank 0) with ``RANDOM_NEAREST`` off; a lone
+    candidate costs no draw.  The rank is in tile order
+    (:mod:`kernels.tile_order`), as in the reference.
     """
     if k == 1 or P[R.RANDOM_NEAREST] == 0:
         return 0
@@ -543,38 +544,35 @@ def count_table(side, iside, state, px, py, width, length, table):
 
 
 @njit(forceinline=True, error_model="numpy")
-def _nearest_enemy(s, i, iside, state, px, py, grid, width, length, table, P, cand):
+def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand):
     """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
 
     Returns ``(k, r, dmin)``, k = 0 when there is none; the one chosen is the
-    r-th lowest-numbered of the k (see :func:`_pick_nearest`).  The draw is
+    r-th of the k in tile order (see :func:`_pick_nearest`).  The draw is
     made here, as in the reference, whether or not i then moves; which enemy
     it names is looked for by :func:`_move` only when i steps toward it.
 
     With the summed-area table of the enemy side (``table``, or empty when the
     battle is too small to be worth one), ``dmin`` is the least r whose box
     around i holds an enemy (:func:`_nearest_distance`) and k is the count of
-    that box: all of them stand on its ring.  When the ring has more tiles
-    than there are units, the units are scanned instead, and ``cand[:k]``
-    then lists the k in unit order.
+    that box: all of them stand on its ring.  Without one the units are
+    scanned as in the reference, and ``cand[:k]`` holds the k's tile keys.
     """
-    n = iside.shape[0]
     if table.shape[0] > 0:
         dmin, k = _nearest_distance(px[i], py[i], table, width, length)
         if dmin >= 1 << 30:
             return 0, 0, dmin
-        if 8 * dmin < n:  # counted now, found by _move only if it steps toward one
-            return k, _pick_nearest(s, k, P), dmin
+        return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
-    for j in range(n):
+    for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] != iside[i]:
             d = _cheb(px[i], py[i], px[j], py[j])
             if d < dmin:
                 dmin = d
                 k = 0
             if d == dmin:
-                cand[k] = j
+                cand[k] = tile_key(px[j], py[j], j)
                 k += 1
     if k == 0:
         return 0, 0, dmin
@@ -655,8 +653,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     on is live, so earlier movers keep their tiles.  ``table`` is the
     summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, qgrid, width, length, table, P,
-                                cand)  # fmt: skip
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, width, length, table, P, cand)
     if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -669,11 +666,14 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
-    if table.shape[0] > 0 and 8 * dmin < iside.shape[0]:  # counted, not listed: find it
-        j = _ring_pick(qx[i], qy[i], dmin, r, iside[i], iside, qgrid, table, width, length,
-                       cand)  # fmt: skip
+    if table.shape[0] > 0:  # counted, not listed: count the way to the r-th in its box
+        x = qx[i]
+        y = qy[i]
+        t = _rth_in_box(table, width, max(0, x - dmin), min(length - 1, x + dmin),
+                        max(0, y - dmin), min(width - 1, y + dmin), r)  # fmt: skip
+        j = qgrid[t]  # the box within dmin holds the k on its ring, and no other enemy
     else:
-        j = cand[r]  # the scan listed them in unit order
+        j = rth_smallest(cand, k, r) & UNIT_BITS  # the scan listed their tile keys
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 

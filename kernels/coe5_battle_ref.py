@@ -1,10 +1,18 @@
 """The reference CoE5 battle kernel: every unit scans every unit (issue 13).
 
 This is ``kernels/coe5_battle.py`` of ``main`` as it stood before the spatial
-index, kept verbatim below this module docstring but for one word: the attack
-order is a stable sort (``kind="mergesort"``), so attacks with equal 64-bit keys
-(a tie of the 32-bit random draws, about m² / 2**33 a round) go by index, as in
-the indexed kernel's bucket sort, not as the quicksort happens to leave them.
+index, kept verbatim below this module docstring but for two changes:
+
+- the attack order is a stable sort (``kind="mergesort"``), so attacks with
+  equal 64-bit keys (a tie of the 32-bit random draws, about m² / 2**33 a
+  round) go by index, as in the indexed kernel's bucket sort, not as the
+  quicksort happens to leave them;
+- C-8.3's draw among k equally near enemies picks the r-th in tile order
+  (column, then row: :mod:`kernels.tile_order`), no longer in unit
+  order.  The chance of each is 1/k either way; in tile order the indexed
+  kernel counts its way to the r-th from its summed-area tables, where in
+  unit order it had to read all k (a cost that grew with the enemy's front).
+
 It is the baseline of
 ``benchmarks/bench_battle.py`` and the oracle of ``tests/test_coe5_indexed.py``,
 which require the indexed kernel to play the very same battles, draw for draw.
@@ -48,6 +56,7 @@ from kernels.coe5_damage import (
 )
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.rng import bounded, chance, next_u64, seed_trial
+from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
 
 ALIVE = 0
 DEAD = 1
@@ -250,7 +259,9 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
     """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
 
     [default] Among equally near enemies one is drawn at random; with
-    ``RANDOM_NEAREST`` off the lowest-numbered one is taken.
+    ``RANDOM_NEAREST`` off the first is taken.  They are ranked in tile
+    order, column by column and each column from row 0 (so that the indexed
+    kernel can count its way to the r-th without listing them all).
     """
     k = 0
     dmin = 1 << 30
@@ -261,13 +272,14 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
                 dmin = d
                 k = 0
             if d == dmin:
-                cand[k] = j
+                cand[k] = tile_key(px[j], py[j], j)
                 k += 1
     if k == 0:
         return -1, dmin
-    if k == 1 or P[R.RANDOM_NEAREST] == 0:
-        return cand[0], dmin
-    return cand[bounded(s, k)], dmin
+    r = 0
+    if k > 1 and P[R.RANDOM_NEAREST] != 0:
+        r = bounded(s, k)
+    return rth_smallest(cand, k, r) & UNIT_BITS, dmin
 
 
 @njit(error_model="numpy")

@@ -76,7 +76,7 @@ COE5_DEFAULTS: tuple[Default, ...] = (
     Default("rules.fear_die_base", "C-2.4", (5, 7), "fear check die: d = base + fear"),
     Default("rules.fear_checks", "C-8.5", ("strongest",), "one check per fear unit or one"),
     Default("rules.strength_check", "C-2.3", ("easy", "hard"), "strength check difficulty"),
-    Default("rules.random_nearest", "C-8.3", (False,), "ties of nearest enemy: first listed"),
+    Default("rules.random_nearest", "C-8.3", (False,), "nearest-enemy ties: first by tile"),
     Default("rules.sidestep", "C-8.3", (False,), "a blocked unit waits"),
     Default("rules.simultaneous_moves", "C-8.3", (False,), "each unit sees earlier moves"),
     Default("rules.move_order", "C-8.3", ("sides",), "the whole attacker side moves first"),

@@ -155,7 +155,7 @@ def test_c8_3_attackers_move_first():
 def test_c8_3_random_tie_break_between_equally_near_enemies():
     # On 3 rows the walker starts in row 1, the two posts in rows 1 and 0, both 3 tiles
     # away: it heads for either with chance 1/2 (a straight or a diagonal step); with
-    # random_nearest=False always for the first one (row 1).
+    # random_nearest=False always for the first in tile order (column, then row: row 0).
     walker = unit("Walker", 10, NOTHING)
     post = unit("Post", 10, NOTHING, immobile=True)
     common = dict(trials=2048, seed=2, width=3, length=4, keep_trials=True, _debug=True,
@@ -167,21 +167,22 @@ def test_c8_3_random_tie_break_between_equally_near_enemies():
         rows.append(r.trials.debug[:, 0, D_Y])
     assert set(np.unique(rows[0])) == {0, 1}
     assert_rate(int((rows[0] == 0).sum()), rows[0].size, 0.5)
-    assert (rows[1] == 1).all()
+    assert (rows[1] == 0).all()
 
 
 def test_c8_3_random_tie_break_evens_a_mirror_match():
     # Under literal sequential movement (the whole attacker side first, live positions)
     # always heading for the first nearest enemy makes armies converge and skews it.
     literal = dict(move_order="sides", simultaneous_moves=False)
-    skewed = matchup("pikeman:5", "pikeman:5", trials=2048, seed=4, progress=False,
+    n = 8192  # the tie-break's share is about 0.06: well beyond 3.29 SE of 0.008
+    skewed = matchup("pikeman:5", "pikeman:5", trials=n, seed=4, progress=False,
                      rules=BattleRules(random_nearest=False, **literal))  # fmt: skip
-    fair = matchup("pikeman:5", "pikeman:5", trials=2048, seed=4, progress=False,
+    fair = matchup("pikeman:5", "pikeman:5", trials=n, seed=4, progress=False,
                    rules=BattleRules(**literal))  # fmt: skip
     # (literal movement keeps a skew of its own, which the C-8.3 defaults remove: see
     # test_coe5_fairness.py; here only the tie-break's share of it is measured)
-    assert skewed.win_rate > 0.6
-    assert skewed.win_rate - fair.win_rate > 3.29 * np.sqrt(0.5 / 2048)
+    assert skewed.win_rate > 0.55
+    assert skewed.win_rate - fair.win_rate > 3.29 * np.sqrt(0.5 / n)
 
 
 @pytest.mark.parametrize(("fear_checks", "checks"), [("each", 2), ("strongest", 1)])

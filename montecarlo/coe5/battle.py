@@ -71,7 +71,7 @@ class BattleRules:
     fear_die_base: int = 6  # C-2.4
     fear_checks: str = "each"  # C-8.5: one check per adjacent fear unit, or "strongest" only
     strength_check: str = "normal"  # C-2.3: difficulty of strength checks (against shock)
-    random_nearest: bool = True  # C-8.3: random among equally near enemies (else the first)
+    random_nearest: bool = True  # C-8.3: random among equally near enemies, else first by tile
     sidestep: bool = True  # C-8.3: a blocked unit takes an equally close free tile
     simultaneous_moves: bool = True  # C-8.3: choose from positions at the start of the step
     move_order: str = "paired"  # C-8.3: "paired" rank by rank, or "sides": all attackers first
