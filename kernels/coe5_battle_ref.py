@@ -256,12 +256,14 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
 
 @njit(inline="always", error_model="numpy")
 def _nearest_enemy(s, i, iside, state, px, py, P, cand):
-    """C-8.3: the nearest living enemy of i and its distance, or (-1, big).
+    """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
 
-    [default] Among equally near enemies one is drawn at random; with
-    ``RANDOM_NEAREST`` off the first is taken.  They are ranked in tile
-    order, column by column and each column from row 0 (so that the indexed
-    kernel can count its way to the r-th without listing them all).
+    Returns ``(k, r, dmin)``, k = 0 when there is none, and lists the k in
+    ``cand[:k]`` by their tile keys.  [default] Among equally near enemies one
+    is drawn at random; with ``RANDOM_NEAREST`` off the first is taken.  The
+    r-th is counted in tile order, column by column and each column from row 0
+    (so that the indexed kernel can count its way to it without listing them
+    all); :func:`_move` names it only when i steps toward it.
     """
     k = 0
     dmin = 1 << 30
@@ -274,12 +276,10 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
             if d == dmin:
                 cand[k] = tile_key(px[j], py[j], j)
                 k += 1
-    if k == 0:
-        return -1, dmin
     r = 0
     if k > 1 and P[R.RANDOM_NEAREST] != 0:
         r = bounded(s, k)
-    return rth_smallest(cand, k, r) & UNIT_BITS, dmin
+    return k, r, dmin
 
 
 @njit(error_model="numpy")
@@ -354,8 +354,8 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, 
     The unit chooses from the positions ``qx, qy`` (see :func:`play_battle`);
     only the occupancy ``grid`` is live, so earlier movers keep their tiles.
     """
-    j, dmin = _nearest_enemy(s, i, iside, state, qx, qy, P, cand)
-    if j < 0 or dmin <= 1:
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, P, cand)
+    if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
         return
@@ -367,6 +367,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, 
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
+    j = rth_smallest(cand, k, r) & UNIT_BITS  # the r-th of the k in tile order
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
