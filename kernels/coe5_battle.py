@@ -487,26 +487,28 @@ def _rth_in_box(table, width, x0, x1, y0, y1, rank):
     Tile order runs column by column, each column from row 0 (see
     :mod:`kernels.tile_order`).  Bisection over the box's columns finds the
     column that holds it, then bisection over that column's rows: about
-    log2 of each side box counts, whatever the number of units in the box.
+    log2(columns) + log2(rows) box counts, however many units the box holds.
+    The box must hold more than ``rank`` units, or the tile returned is not
+    one of theirs.
     """
-    a = x0
-    b = x1
-    while a < b:  # the first column c with more than rank units in columns x0..c
-        m = (a + b) >> 1
-        if _box_count(table, width, x0, m, y0, y1) > rank:
-            b = m
+    col = x0
+    hi = x1
+    while col < hi:  # the first column with more than rank units in columns x0..it
+        mid = (col + hi) >> 1
+        if _box_count(table, width, x0, mid, y0, y1) > rank:
+            hi = mid
         else:
-            a = m + 1
-    rank -= _box_count(table, width, x0, a - 1, y0, y1)  # an empty box when a == x0
-    c = y0
-    b = y1
-    while c < b:  # the first row of column a with more than rank units in rows y0..row
-        m = (c + b) >> 1
-        if _box_count(table, width, a, a, y0, m) > rank:
-            b = m
+            col = mid + 1
+    rank -= _box_count(table, width, x0, col - 1, y0, y1)  # those in earlier columns
+    row = y0
+    hi = y1
+    while row < hi:  # the first row with more than rank units in rows y0..it of col
+        mid = (row + hi) >> 1
+        if _box_count(table, width, col, col, y0, mid) > rank:
+            hi = mid
         else:
-            c = m + 1
-    return a * width + c
+            row = mid + 1
+    return col * width + row
 
 
 @njit(forceinline=True, error_model="numpy")
@@ -1010,8 +1012,8 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     # Battles without clouds or fear skip those steps' loops entirely.
     clouds = _any_weapon_flag(W, L.F_CLOUD)
     fear = _any_fear(U, itype)
-    # Summed-area tables of the two sides pay off once the units outnumber the tiles
-    # of a ring; below that the scan of the units is cheaper (same result).
+    # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (run_chunks); below
+    # that, scanning the units is cheaper, with the same result.
     use_field = field.shape[1] > 0
     no_field = field[0, :0]
     movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)

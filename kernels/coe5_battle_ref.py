@@ -1,7 +1,7 @@
 """The reference CoE5 battle kernel: every unit scans every unit (issue 13).
 
 This is ``kernels/coe5_battle.py`` of ``main`` as it stood before the spatial
-index, kept verbatim below this module docstring but for two changes:
+index, kept as it was below this module docstring but for two changes:
 
 - the attack order is a stable sort (``kind="mergesort"``), so attacks with
   equal 64-bit keys (a tie of the 32-bit random draws, about m² / 2**33 a
@@ -12,6 +12,9 @@ index, kept verbatim below this module docstring but for two changes:
   order.  The chance of each is 1/k either way; in tile order the indexed
   kernel counts its way to the r-th from its summed-area tables, where in
   unit order it had to read all k (a cost that grew with the enemy's front).
+  ``_nearest_enemy`` now returns the count k and the draw r, and ``_move``
+  names the r-th only for a unit that steps toward it: a quickselect over
+  the k that the units which stay would pay for nothing.
 
 It is the baseline of
 ``benchmarks/bench_battle.py`` and the oracle of ``tests/test_coe5_indexed.py``,

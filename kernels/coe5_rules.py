@@ -23,7 +23,7 @@ FEAR_DIE_BASE = 15  # C-2.4 [default] fear check die = this + fear level
 STRENGTH_CHECK = 16  # C-2.3 [default] difficulty code of strength checks (1: Normal, 2d4)
 SIDESTEP = 17  # C-8.3 [default] 1: a blocked unit takes a free tile that is as close
 HALVE_FINAL = 18  # C-5.3 [default] 0: halve the raw roll; 1: halve the final damage
-RANDOM_NEAREST = 19  # C-8.3 [default] 1: random among equally near enemies; 0: lowest index
+RANDOM_NEAREST = 19  # C-8.3 [default] 1: random among equally near enemies; 0: the first by tile
 HOLD_WALL = 20  # C-6 [default] 1: siege defenders hold the wall column
 BOMBARD = 21  # C-7.3 [default] 1: siege rounds fire at any distance; 0: within range
 TUNNELLERS = 22  # C-7.4 [default] 1: the attacker's units tunnel; 2: both sides; 0: none

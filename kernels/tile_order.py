@@ -19,7 +19,11 @@ UNIT_BITS = np.int64((1 << 20) - 1)
 
 @njit(forceinline=True, error_model="numpy")
 def tile_key(x, y, j):
-    """Unit j on tile (x, y) as a number that orders units by tile (column, then row)."""
+    """Unit j on tile (x, y) as a number that orders units by tile (column, then row).
+
+    Exact for j and y below 2**20 and x below 2**23 (``deploy`` refuses
+    larger battles: ``montecarlo.coe5.battlefield.MAX_SIDE``).
+    """
     return (x << 40) | (y << 20) | j
 
 

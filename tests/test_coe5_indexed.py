@@ -1,8 +1,9 @@
 """The indexed battle kernel plays the very same battles as the reference (issue 13).
 
-``kernels.coe5_battle`` finds enemies through the grid (rings for the nearest
-enemy of C-8.3, boxes for the targets of C-5.1, the 8 tiles around for the
-fear of C-8.5, and per-side distance fields); ``kernels.coe5_battle_ref``
+``kernels.coe5_battle`` finds enemies through the grid (summed-area tables for
+the nearest enemy of C-8.3: the smallest box that holds one, then bisection to
+the r-th in tile order; boxes for the targets of C-5.1; the 8 tiles around for
+the fear of C-8.5); ``kernels.coe5_battle_ref``
 scans every unit.  Both must make
 the same draws in the same order, so with one seed every battle ends the same:
 same outcome, rounds and damage, and the same per-unit record (final HP,

@@ -15,6 +15,7 @@ import montecarlo as mc
 from kernels.coe5_battle import (
     D_HP,
     D_STATUS,
+    D_TYPE,
     D_X,
     D_Y,
     S_BURNING,
@@ -152,18 +153,26 @@ def test_c8_3_attackers_move_first():
     assert (r.trials.debug[:, 1, D_X] == 2).all()
 
 
-def test_c8_3_random_tie_break_between_equally_near_enemies():
+@pytest.mark.parametrize("guards", [0, 2], ids=["units-scanned", "summed-area-tables"])
+def test_c8_3_random_tie_break_between_equally_near_enemies(guards):
     # On 3 rows the walker starts in row 1, the two posts in rows 1 and 0, both 3 tiles
     # away: it heads for either with chance 1/2 (a straight or a diagonal step); with
     # random_nearest=False always for the first in tile order (column, then row: row 0).
+    # Two immobile guards beside the walker make 5 units on 12 tiles, so the indexed
+    # kernel finds the posts with its summed-area tables instead of scanning the units.
     walker = unit("Walker", 10, NOTHING)
+    guard = unit("Guard", 10, NOTHING, immobile=True)
     post = unit("Post", 10, NOTHING, immobile=True)
+    attacker = [(walker, 1), (guard, guards)] if guards else [(walker, 1)]
     common = dict(trials=2048, seed=2, width=3, length=4, keep_trials=True, _debug=True,
                   progress=False)  # fmt: skip
     rows = []
     for random_nearest in (True, False):
-        r = matchup([(walker, 1)], [(post, 2)], rules=BattleRules(max_rounds=1,
-                    random_nearest=random_nearest), **common)  # fmt: skip
+        rules = BattleRules(max_rounds=1, random_nearest=random_nearest,
+                            shuffle_deployment=False)  # fmt: skip
+        r = matchup(attacker, [(post, 2)], rules=rules, **common)
+        assert (r.trials.debug[:, 0, D_TYPE] == 0).all()  # unit 0 is the walker
+        assert (r.trials.debug[:, 0, D_X] == 1).all()  # it stepped
         rows.append(r.trials.debug[:, 0, D_Y])
     assert set(np.unique(rows[0])) == {0, 1}
     assert_rate(int((rows[0] == 0).sum()), rows[0].size, 0.5)

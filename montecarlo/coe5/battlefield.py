@@ -17,6 +17,10 @@ from montecarlo.errors import InputError
 
 ArmyLike = str | Sequence[tuple[Unit | str, int]]
 
+#: The most rows, columns or units a battle may have: the kernels rank units by
+#: tile keys that pack a row and a unit number in 20 bits each (kernels/tile_order.py).
+MAX_SIDE = (1 << 20) - 1
+
 
 @dataclass(frozen=True)
 class Part:
@@ -179,6 +183,11 @@ def deploy(
     for name, value, lo in (("width", width, 1), ("length", length, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < lo:
             raise InputError(f"{name} must be an integer of at least {lo}, got {value!r}")
+        if value > MAX_SIDE:  # C-8.3 ranks units by packed tile keys (kernels/tile_order.py)
+            raise InputError(f"{name} must be at most {MAX_SIDE:,}, got {value:,}")
+    n_units = sum(c for _, c in attacker) + sum(c for _, c in defender)
+    if n_units > MAX_SIDE:
+        raise InputError(f"a battle takes at most {MAX_SIDE:,} units, got {n_units:,}")
     parts = [Part(0, u, c) for u, c in attacker] + [Part(1, u, c) for u, c in defender]
     types: list[Unit] = []
     for p in parts:

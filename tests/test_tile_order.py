@@ -1,0 +1,79 @@
+"""C-8.3's ranking of equally near enemies in tile order, against brute force (issue 13).
+
+Both battle kernels name the r-th of the k equally near enemies in tile order
+(column, then row).  The reference and the indexed kernel's small battles key
+the k and take the r-th smallest (``tile_key``, ``rth_smallest``); a bug
+there would be the same in both kernels, so the kernel-equality tests could
+not see it.  The indexed kernel's tables count their way to the r-th
+(``_rth_in_box``).  Each is checked here against a sort.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.coe5_battle import _rth_in_box, count_table
+from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
+from montecarlo.coe5.battlefield import MAX_SIDE, deploy, parse_army
+from montecarlo.errors import InputError
+
+
+def test_rth_smallest_is_the_rth_of_the_sorted_values():
+    rng = np.random.default_rng(1)
+    for _ in range(3000):
+        k = int(rng.integers(1, 50))
+        values = rng.choice(1 << 40, size=k, replace=False).astype(np.int64)
+        r = int(rng.integers(0, k))
+        tail = rng.integers(0, 9, 5)
+        a = np.concatenate([values, tail])
+        assert rth_smallest(a, k, r) == np.sort(values)[r]
+        assert sorted(a[:k]) == sorted(values)  # reordered in place
+        assert (a[k:] == tail).all()  # the slots past k are left alone
+
+
+def test_tile_keys_sort_by_column_then_row_and_keep_the_unit():
+    rng = np.random.default_rng(2)
+    x = rng.integers(0, 1 << 20, 2000)
+    y = rng.integers(0, MAX_SIDE + 1, 2000)
+    j = rng.integers(0, MAX_SIDE + 1, 2000)
+    keys = np.array([tile_key(a, b, c) for a, b, c in zip(x, y, j, strict=True)])
+    assert ((keys & UNIT_BITS) == j).all()
+    assert (keys >= 0).all()
+    assert (np.argsort(keys, kind="stable") == np.lexsort((j, y, x))).all()
+
+
+def test_rth_in_box_is_the_rth_unit_of_the_box_in_tile_order():
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        width = int(rng.integers(1, 12))
+        length = int(rng.integers(2, 14))
+        n = int(rng.integers(1, width * length + 1))
+        tiles = rng.choice(width * length, size=n, replace=False)
+        px = (tiles // width).astype(np.int64)
+        py = (tiles % width).astype(np.int64)
+        iside = rng.integers(0, 2, n).astype(np.int64)
+        state = np.zeros(n, np.int64)  # all alive
+        table = np.zeros((length + 1) * (width + 1), np.int64)
+        count_table(np.int64(1), iside, state, px, py, width, length, table)
+        for _ in range(10):
+            xa, xb = sorted(rng.integers(0, length, 2))
+            ya, yb = sorted(rng.integers(0, width, 2))
+            inside = [int(px[j] * width + py[j]) for j in range(n) if iside[j] == 1
+                      and xa <= px[j] <= xb and ya <= py[j] <= yb]  # fmt: skip
+            for rank, tile in enumerate(sorted(inside)):  # grid index x * width + y
+                assert _rth_in_box(table, width, xa, xb, ya, yb, rank) == tile
+
+
+@pytest.mark.parametrize(
+    ("attacker", "options", "field"),
+    [
+        ("pikeman:1", {"width": MAX_SIDE + 1}, "width"),
+        ("pikeman:1", {"length": MAX_SIDE + 1}, "length"),
+        (f"pikeman:{MAX_SIDE}", {}, "units"),
+    ],
+)
+def test_battles_too_big_for_tile_keys_are_refused(attacker, options, field):
+    grid = {"width": 10, "length": 20, **options}
+    with pytest.raises(InputError, match=field):
+        deploy(parse_army(attacker), parse_army("knight:1"), **grid)
