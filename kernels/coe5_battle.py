@@ -41,8 +41,8 @@ for every mover as in the reference (a lone enemy, or ``random_nearest``
 off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
 looks for it: as no enemy stands inside the ring, the r-th enemy of the
 ring in tile order is the r-th of the whole box, found by bisection over
-the box's columns and then rows (``_rth_in_box``), about log2 of the box's
-sides box counts however many enemies the ring holds.  Both kernels rank
+the box's columns and then rows (``_rth_in_box``): about log2(columns) +
+log2(rows) box counts, however many enemies the ring holds.  Both kernels rank
 the k in tile order (:mod:`kernels.tile_order`) for this reason: in unit
 order every one of the k had to be read, a cost that grew with the width
 of the enemy's front.  Battles too small to be worth a table scan the units
