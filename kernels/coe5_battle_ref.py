@@ -13,7 +13,7 @@ index, kept as it was below this module docstring but for two changes:
   kernel counts its way to the r-th from its summed-area tables, where in
   unit order it had to read all k (a cost that grew with the enemy's front).
   ``_nearest_enemy`` now returns the count k and the draw r, and ``_move``
-  names the r-th only for a unit that steps toward it: a quickselect over
+  names the r-th only for a unit that steps toward it: a selection among
   the k that the units which stay would pay for nothing.
 
 It is the baseline of
