@@ -934,18 +934,28 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     return cand[bounded(s, k_adj)], NEAR
 
 
-@njit(error_model="numpy")
-def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
-                hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
-                grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-                dbg, field, qx, qy, qgrid):  # fmt: skip
+@njit(inline="always", error_model="numpy")
+def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P, work):
     """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
 
-    ``field`` holds the two sides' summed-area tables (:func:`count_table`), shape
+    ``work`` is the tuple of per-unit and per-tile arrays the battle plays in
+    (:func:`run_chunks` allocates them once per call): ``hp, maxhp, px, py,
+    state``, the effect counters ``burning .. poison``, the occupancy ``grid``
+    and ``cloud`` tiles, ``last_fire``, the attack list ``atk_*``, ``cand``,
+    ``dealt``, ``dbg``, ``field`` and ``qx, qy, qgrid``.  ``field`` holds the
+    two sides' summed-area tables (:func:`count_table`), shape
     (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest enemies by
-    scanning the units.  ``qx, qy`` (units) and
-    ``qgrid`` (tiles) hold the positions that movers choose from (C-8.3).
+    scanning the units.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the
+    positions that movers choose from (C-8.3).
+
+    Numba inlines it into :func:`run_chunks` before typing (``inline="always"``),
+    so the battle compiles once, not once here and again there: about 2 s of a
+    cold start.  The arrays travel as one tuple because CPython compiles a call
+    of more than 30 arguments to ``CALL_FUNCTION_EX``, which Numba cannot inline.
     """
+    (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
+     grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
+     dbg, field, qx, qy, qgrid) = work  # fmt: skip
     # Uncounted views of the arrays (kernels/borrow.py); the caller's arrays outlive this call.
     s = borrowed(s)
     U = borrowed(U)
@@ -1314,6 +1324,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     n_parts = agg_surv.shape[1]
     surv = np.zeros(n_parts, np.int64)
     routed = np.zeros(n_parts, np.int64)
+    work = (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
+            grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
+            dbg, field, qx, qy, qgrid)  # fmt: skip
     for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
@@ -1321,11 +1334,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
             _copy(bpart, ipart)
             deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
             outcome, rounds = play_battle(
-                s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P,
-                hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
-                grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt, dbg,
-                field, qx, qy, qgrid,
-            )  # fmt: skip
+                s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P, work
+            )
             surv[:] = 0
             routed[:] = 0
             for i in range(n):
