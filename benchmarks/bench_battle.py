@@ -119,9 +119,14 @@ def kernel_rate(att: str, dfd: str, trials: int, reference: bool, **options) -> 
 CLI = ["-m", "montecarlo", "matchup", "pikeman:10", "knight:3", "--trials", "2000"]
 
 
-def cli_seconds(tree: str, cache_dir: str) -> float:
-    """Wall time of the matchup command as a whole process, run from checkout ``tree``."""
+def cli_seconds(tree: str, cache_dir: str, helper: bool = True) -> float:
+    """Wall time of the matchup command as a whole process, run from checkout ``tree``.
+
+    ``helper=False`` switches off the compile-helper process
+    (``montecarlo/compile_helper.py``): one process compiles everything.
+    """
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONWARNINGS="ignore", PYTHONPATH=tree)
+    env["MONTECARLO_COMPILE_HELPER"] = "1" if helper else "0"
     t0 = time.perf_counter()
     subprocess.run([sys.executable, *CLI], env=env, cwd=tree, check=True, capture_output=True)
     return time.perf_counter() - t0
@@ -134,19 +139,19 @@ def _commit(tree: str) -> str:
     return done.stdout.strip() or "?"
 
 
-def cold_and_warm(tree: str) -> tuple[float, float]:
+def cold_and_warm(tree: str, helper: bool = True) -> tuple[float, float]:
     """Cold start (a fresh Numba cache directory) and best-of-3 warm start of ``tree``.
 
     The tree's own ``__pycache__`` Numba files are removed first, so the cold
-    run compiles everything its command needs.
+    run compiles everything its command needs.  ``helper`` as in :func:`cli_seconds`.
     """
     for pattern in ("*.nbi", "*.nbc"):
         for f in Path(tree).rglob(pattern):
             f.unlink()
     cache = tempfile.mkdtemp(prefix="mc-cold-")
     try:
-        cold = cli_seconds(tree, cache)
-        warm = min(cli_seconds(tree, cache) for _ in range(3))
+        cold = cli_seconds(tree, cache, helper)
+        warm = min(cli_seconds(tree, cache, helper) for _ in range(3))
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     return cold, warm
@@ -314,10 +319,12 @@ def index_section(baseline: str | None) -> list[str]:
         "| tree | cold start | warm start |",
         "|---|---:|---:|",
     ]
-    trees = [(f"before (`{baseline}` at {_commit(baseline)})", baseline)] if baseline else []
-    trees.append(("this tree", str(Path(__file__).resolve().parents[1])))
-    for label, tree in trees:
-        cold, warm = cold_and_warm(tree)
+    here = str(Path(__file__).resolve().parents[1])
+    trees = [(f"before (`{baseline}` at {_commit(baseline)})", baseline, True)] if baseline else []
+    trees.append(("this tree, one process (`MONTECARLO_COMPILE_HELPER=0`)", here, False))
+    trees.append(("this tree, with the compile helper", here, True))
+    for label, tree, helper in trees:
+        cold, warm = cold_and_warm(tree, helper)
         lines.append(f"| {label} | {cold:.1f} s | {warm:.2f} s |")
         print(lines[-1], flush=True)
     lines.append("")

@@ -31,7 +31,7 @@ BLOCK = 64
 _INT16_MAX = 32767
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def _hits_chunk(spare, p, faces, ethereal, steps, out):
     """Damage of ``out.shape[0]`` hits into ``out`` (int16), from one chunk's stream."""
     oed_chunk(spare, p, out)  # raw rolls T, in place; d3/d5/d9 never reach the int16 cap

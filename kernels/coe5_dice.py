@@ -21,7 +21,7 @@ NORMAL = 1
 HARD = 2
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def oed(s, n):
     """One open-ended roll OED(n) (C-1.1, C-1.3, C-1.4).
 
@@ -83,7 +83,7 @@ def oed_level_table(n, cap=TABLE_CAP):
     return table, levels
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def oed_inversion(s, n):
     """OED(n) for n >= 2 by inverting C-1.2's closed form with one float draw.
 
@@ -101,7 +101,7 @@ def oed_inversion(s, n):
     return m * (n - 1) + u
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def soed(s, n):
     """One semi-open-ended roll S-OED(n) (C-1.6).
 
@@ -121,7 +121,7 @@ def soed(s, n):
     return np.int64(n) + (oed(s, n) - 1) // 2
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def oed_sum(s, n, dice):
     """``dice`` independent OED(n) rolls summed (C-1.7 [default])."""
     total = np.int64(0)
@@ -130,7 +130,7 @@ def oed_sum(s, n, dice):
     return total
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def soed_sum(s, n, dice):
     """``dice`` independent S-OED(n) rolls summed (C-2.1)."""
     total = np.int64(0)
@@ -139,7 +139,7 @@ def soed_sum(s, n, dice):
     return total
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def check_roll(s, difficulty):
     """The roll of a check at ``difficulty`` (C-2.1): Easy 1d5, Normal 2d4, Hard 2d6 S-OED."""
     if difficulty == EASY:
@@ -149,13 +149,13 @@ def check_roll(s, difficulty):
     return soed_sum(s, np.int64(4), np.int64(2))
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def resists(s, mr, difficulty):
     """True when a unit with magic resistance ``mr`` resists (C-2.2: roll < MR)."""
     return check_roll(s, difficulty) < mr
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def fails_morale(s, morale, die):
     """True when a morale check fails (C-2.4 [default]: OED(die) > morale; 99 never fails)."""
     if morale >= 99:

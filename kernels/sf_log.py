@@ -62,7 +62,7 @@ A_MELEE = 8  # S-2
 A_STEP_UP = 9  # S-6: step up to the front line
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def at(log, rnd):
     """Stamp the events that follow with round ``rnd``."""
     if log is None:
@@ -70,7 +70,7 @@ def at(log, rnd):
     log[0, H_ROUND] = rnd
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def emit(log, kind, actor, target, action, value):
     """Append one event; returns its row (0 when the buffer is full or there is no log)."""
     if log is None:
@@ -89,7 +89,7 @@ def emit(log, kind, actor, target, action, value):
     return k
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def set_col(log, k, col, value):
     """Fill in column ``col`` of event row ``k`` (no-op for a dropped row)."""
     if log is None:
@@ -98,7 +98,7 @@ def set_col(log, k, col, value):
         log[k, col] = value
 
 
-@njit(error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def changes(log, before, S, status, line, end, cover):
     """Events for what changed in the state ``S`` since ``before`` (then ``before = S``).
 

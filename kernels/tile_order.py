@@ -21,7 +21,7 @@ SMALL = 16
 UNIT_BITS = np.int64((1 << 20) - 1)
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def tile_key(x, y, j):
     """Unit j on tile (x, y) as a number that orders units by tile (column, then row).
 
@@ -31,7 +31,7 @@ def tile_key(x, y, j):
     return (x << 40) | (y << 20) | j
 
 
-@njit(forceinline=True, error_model="numpy")
+@njit(cache=True, forceinline=True, error_model="numpy")
 def rth_smallest(a, k, r):
     """The ``r``-th smallest (from 0) of the distinct values ``a[:k]``.
 

@@ -24,6 +24,7 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
+from montecarlo import compile_helper
 from montecarlo.errors import InputError
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states
 from montecarlo.validation import MAX_TRIALS, check_kept, check_limit
@@ -168,7 +169,7 @@ def run_on_threads(
     args: tuple,
     *,
     what: str = "the kernel",
-    seconds: int = 20,
+    seconds: int = 15,
     progress: bool | None = None,
 ) -> None:
     """Play chunks ``0 .. n_chunks-1`` by ``kernel(c0, c1, *args)`` on the Numba thread count.
@@ -221,7 +222,8 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
     (shown when ``progress`` is True, or when None and stderr is a terminal,
     as the progress bar is; ``tqdm.write`` keeps it off the bar's line).  A
     cached kernel loads well within that time, and a kernel already compiled
-    in this process returns at once.
+    in this process returns at once.  A kernel with a compile plan compiles
+    beside a helper process on a second core (:mod:`montecarlo.compile_helper`).
     """
     if getattr(kernel, "signatures", None) != []:
         return  # compiled in this process already, or plain Python (NUMBA_DISABLE_JIT=1)
@@ -236,7 +238,8 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
     if show and sys.stderr is not None:  # pythonw and some services have no stderr
         notice.start()
     try:
-        kernel.compile(signature)
+        with compile_helper.helping(kernel, signature):
+            kernel.compile(signature)
     finally:
         notice.cancel()
 

@@ -1,0 +1,146 @@
+"""A second process that compiles a kernel's helpers while this one compiles the kernel.
+
+Numba compiles on one core: a cold battle kernel took 17–19 s on the 2-core
+development machine, about two thirds of it in the seventy helpers the top
+function calls (issue 13).  When a kernel with a shipped plan
+(:mod:`montecarlo.compile_plan`) is about to compile and is not in the cache,
+:func:`helping` starts ``python -m montecarlo.compile_helper <plan>``.  That
+process compiles the plan's helpers from the far end: the helpers this
+process's type inference reaches last.  Every kernel helper is ``cache=True``,
+so each one it finishes lands in Numba's on-disk cache, and this process loads
+it from there when its type inference gets to it instead of compiling it
+again.  The two meet near the middle, and this process then compiles the top
+functions, which only it can.  The helper process is killed as soon as the
+kernel is ready.
+
+The compiled code is the same either way (Numba compiles a function for a
+signature the same in any process), so results do not depend on it.  It is
+skipped where it cannot help: the kernel is already cached, only one CPU is
+usable, the call is not on the main thread (Dask workers and thread pools,
+which have other work for the cores), or ``MONTECARLO_COMPILE_HELPER=0``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from numba.core.dispatcher import Dispatcher
+
+from montecarlo.compile_plan import Plan, Signature, load_plan, parse_plan, plan_path, resolve
+
+#: Environment variable: ``0`` never starts the helper process.
+SWITCH = "MONTECARLO_COMPILE_HELPER"
+
+
+def _usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _cached(kernel: Any, signature: Signature) -> bool:
+    """Whether Numba's cache holds ``kernel`` for ``signature`` (True when it cannot tell).
+
+    Numba has no public question for this; the index lookup below is what its
+    own ``Dispatcher.compile`` does before loading.  If those internals change,
+    the answer is True and the kernel simply compiles in one process.
+    """
+    try:
+        cache = kernel._cache
+        if not getattr(cache, "_enabled", False):
+            return True  # no cache to share helpers through
+        key = cache._index_key(signature, kernel.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:
+        return True
+
+
+def wanted(kernel: Any, signature: Signature) -> Plan | None:
+    """The plan a helper process would compile for this call, or None if it would not help."""
+    if not isinstance(kernel, Dispatcher):
+        return None  # plain Python (NUMBA_DISABLE_JIT=1) or a test's stand-in
+    if os.environ.get(SWITCH, "1") == "0" or _usable_cpus() < 2:
+        return None
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    plan = load_plan(kernel)
+    if plan is None or plan.signature != tuple(signature) or _cached(kernel, signature):
+        return None
+    return plan
+
+
+def start(plan: Plan) -> subprocess.Popen | None:
+    """Start the helper process on ``plan``; None if it cannot start."""
+    import numba
+
+    env = dict(os.environ)
+    if numba.config.CACHE_DIR:  # set in code rather than in the environment
+        env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+    command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan_path(plan.top))]
+    try:
+        return subprocess.Popen(
+            command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+    except OSError:
+        return None
+
+
+@contextlib.contextmanager
+def helping(kernel: Any, signature: Signature) -> Iterator[subprocess.Popen | None]:
+    """Run the block (which compiles ``kernel`` for ``signature``) beside a helper process.
+
+    Yields the process, or None when none was started (:func:`wanted`).  The
+    process is killed when the block ends, however it ends.  A kill can leave
+    a ``.tmp`` file in the cache directory if it lands during a write (Numba
+    renames a finished file into place), never a partly written entry.
+    """
+    plan = wanted(kernel, signature)
+    proc = start(plan) if plan is not None else None
+    try:
+        yield proc
+    finally:
+        if proc is not None:
+            proc.kill()
+            proc.wait()
+
+
+def compile_helpers(plan: Plan) -> int:
+    """Compile ``plan``'s helpers from the last one back; return how many compiled.
+
+    A helper whose compile takes in more than half of the others (a trunk,
+    such as the battle that the chunk loop calls) is left to the main
+    process: compiling it here would compile everything below it in the main
+    process's own order.  A helper that no longer exists or no longer compiles
+    for its recorded types (a stale plan) is skipped: the main process
+    compiles what it needs anyway.
+    """
+    done = 0
+    for name, signature, nested in reversed(plan.helpers):
+        if 2 * nested > len(plan.helpers):
+            continue
+        try:
+            resolve(name).compile(signature)
+        except Exception:
+            continue
+        done += 1
+    return done
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m montecarlo.compile_helper PLAN``: compile the helpers of a plan file."""
+    (path,) = sys.argv[1:] if argv is None else argv
+    with open(path, encoding="utf-8") as f:
+        compile_helpers(parse_plan(f.read()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

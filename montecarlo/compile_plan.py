@@ -1,0 +1,267 @@
+"""Compile plans: which Numba helpers a big kernel compiles, with which types, in what order.
+
+A battle or fight kernel is one top function that calls some seventy helpers.
+Numba compiles the helpers one after another while it infers the top
+function's types, which is most of a cold start (issue 13).  A plan records
+that sequence, as a serial compile with an empty cache finished it, so that a
+second process can compile the same helpers from the far end while this one
+works from the near end (:mod:`montecarlo.compile_helper`); Numba's on-disk
+cache carries each finished helper across.
+
+A plan is a text file in ``montecarlo/data/compile_plans/`` named after its
+kernel: comment lines, then one line per function, ``module.name(type, ...)``,
+the top kernel first and then its helpers in completion order.  Types are
+written in Numba's signature syntax (``int64``, ``float64[:, ::1]``, ``none``)
+plus ``literal(7)`` for an integer literal.  A plan is data, not code: a stale one
+only makes the second process compile what nobody asks for.
+``tests/test_compile_helper.py`` checks that the shipped plans are current;
+``python -m montecarlo.compile_plan`` rewrites them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from numba.core import types
+
+#: Where the shipped plans live (package data).
+PLAN_DIR = Path(__file__).resolve().parent / "data" / "compile_plans"
+
+#: Only these modules' functions go into a plan: Numba's own overloads
+#: (``np.empty`` and the like) are not cached, so another process cannot share them.
+KERNEL_PACKAGE = "kernels."
+
+Signature = tuple[types.Type, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A top kernel's signature and its helpers, in the order a serial compile finished them.
+
+    That order is a post-order of the call tree: the helpers compiled inside a
+    helper's compile are the ``nested`` ones just before it.
+    """
+
+    top: str
+    signature: Signature
+    #: ``(name, signature, nested)``: ``nested`` counts the helpers compiled
+    #: while this one compiled (its callees that were not compiled yet).
+    helpers: tuple[tuple[str, Signature, int], ...]
+
+
+def qualified_name(dispatcher: Any) -> str:
+    """``module.function`` of a Numba dispatcher (or of a plain function)."""
+    func = getattr(dispatcher, "py_func", dispatcher)
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def plan_path(top: str) -> Path:
+    """The shipped plan file of the kernel named ``top`` (``module.function``)."""
+    return PLAN_DIR / f"{top}.txt"
+
+
+# --- types as text -------------------------------------------------------------
+
+_ARRAY = re.compile(r"^(\w+)\[([:, 1]+)\]$")
+_LITERAL = re.compile(r"^literal\((-?\d+)\)$")
+
+
+def encode_type(t: types.Type) -> str:
+    """One Numba type in the plan's syntax; ValueError for a type a plan cannot hold."""
+    if isinstance(t, types.IntegerLiteral):
+        return f"literal({t.literal_value})"
+    if isinstance(t, types.Boolean):
+        return "boolean"
+    if isinstance(t, types.NoneType):
+        return "none"
+    if isinstance(t, types.Integer | types.Float):
+        return str(t)
+    if isinstance(t, types.Array) and t.mutable and t.aligned and t.layout in "CA":
+        dims = [":"] * t.ndim
+        if t.layout == "C":
+            dims[-1] = "::1"
+        return f"{encode_type(t.dtype)}[{', '.join(dims)}]"
+    raise ValueError(f"a compile plan cannot hold the Numba type {t!r}")
+
+
+def decode_type(text: str) -> types.Type:
+    """The inverse of :func:`encode_type`; ValueError for text it did not write."""
+    text = text.strip()
+    if m := _LITERAL.match(text):
+        return types.IntegerLiteral(int(m.group(1)))
+    if m := _ARRAY.match(text):
+        dtype, dims = decode_type(m.group(1)), [d.strip() for d in m.group(2).split(",")]
+        if any(d != ":" for d in dims[:-1]) or dims[-1] not in (":", "::1"):
+            raise ValueError(f"not an array type a compile plan writes: {text!r}")
+        return types.Array(dtype, len(dims), "C" if dims[-1] == "::1" else "A")
+    scalar = getattr(types, text, None)
+    if isinstance(scalar, types.Integer | types.Float | types.Boolean | types.NoneType):
+        return scalar
+    raise ValueError(f"not a type a compile plan writes: {text!r}")
+
+
+def _split_args(text: str) -> list[str]:
+    """Split ``a, b[:, ::1], c`` at the commas outside brackets."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if text[start:].strip():
+        parts.append(text[start:])
+    return parts
+
+
+def format_line(name: str, signature: Signature, nested: int | None = None) -> str:
+    """``module.function(type, ...)``, then `` nested`` if given."""
+    line = f"{name}({', '.join(encode_type(t) for t in signature)})"
+    return line if nested is None else f"{line} {nested}"
+
+
+def parse_line(line: str) -> tuple[str, Signature, int | None]:
+    """The inverse of :func:`format_line`."""
+    name, _, rest = line.strip().partition("(")
+    args, _, nested = rest.rpartition(")")
+    if not name or not _ or (nested.strip() and not nested.strip().isdigit()):
+        raise ValueError(f"not a compile-plan line: {line!r}")
+    signature = tuple(decode_type(a) for a in _split_args(args))
+    return name, signature, int(nested) if nested.strip() else None
+
+
+# --- reading and writing --------------------------------------------------------
+
+
+def format_plan(plan: Plan) -> str:
+    """A plan file's text."""
+    lines = [
+        f"# Numba compile plan of {plan.top}: the kernel, then its helpers in the order",
+        "# a serial compile with an empty cache finished them, each with the number of",
+        "# helpers compiled inside its compile (montecarlo/compile_plan.py).",
+        "# Written by `python -m montecarlo.compile_plan`; tests/test_compile_helper.py",
+        "# checks that it is current.",
+        format_line(plan.top, plan.signature),
+        *(format_line(*helper) for helper in plan.helpers),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def parse_plan(text: str) -> Plan:
+    """The inverse of :func:`format_plan`."""
+    entries = [parse_line(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
+    if not entries or entries[0][2] is not None or any(e[2] is None for e in entries[1:]):
+        raise ValueError("not a compile plan: the kernel's line, then its helpers' lines")
+    (top, signature, _), *helpers = entries
+    return Plan(top, signature, tuple(helpers))  # type: ignore[arg-type]
+
+
+def load_plan(kernel: Any) -> Plan | None:
+    """The shipped plan of ``kernel`` (a dispatcher), or None if it has none or it is unreadable."""
+    try:
+        return parse_plan(plan_path(qualified_name(kernel)).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def resolve(name: str) -> Any:
+    """The function ``module.function`` names (imports the module)."""
+    module, _, attr = name.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+# --- recording ----------------------------------------------------------------
+
+
+def _compile_coe5_battle() -> None:
+    import montecarlo as mc
+
+    mc.matchup("pikeman:2", "knight:1", trials=16, seed=1, progress=False, threads=1)
+
+
+def _compile_sf_fight() -> None:
+    from montecarlo import sf
+
+    sf.fight("warrior:1", "goblin:1", trials=16, seed=1, progress=False, threads=1)
+
+
+#: The kernels that have a plan, each with a small public call that compiles it.
+TARGETS: dict[str, Callable[[], None]] = {
+    "kernels.coe5_battle.run_chunks": _compile_coe5_battle,
+    "kernels.sf_fight.run_fights": _compile_sf_fight,
+}
+
+
+def record(top: str, run: Callable[[], None]) -> Plan:
+    """Run ``run`` and return the plan of the kernel ``top`` it compiles.
+
+    Call it in a process whose Numba cache is empty (:func:`record_fresh`):
+    a helper loaded from the cache is not compiled, so it would be missing.
+    """
+    from numba.core import event
+
+    finished: list[tuple[str, Signature, int]] = []
+    starts: list[int] = []  # len(finished) when each compile now under way began
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            starts.append(len(finished))
+
+        def on_end(self, ev: event.Event) -> None:
+            nested = len(finished) - starts.pop()
+            name = qualified_name(ev.data["dispatcher"])
+            if name.startswith(KERNEL_PACKAGE):
+                finished.append((name, tuple(ev.data["args"]), nested))
+
+    with event.install_listener("numba:compile", _Listener()):
+        run()
+    names = [name for name, _, _ in finished]
+    if top not in names:
+        raise RuntimeError(f"{top} was not compiled: was the Numba cache empty?")
+    end = names.index(top)
+    _, signature, nested = finished[end]
+    return Plan(top, signature, tuple(finished[end - nested : end]))
+
+
+def record_fresh(top: str) -> str:
+    """The plan text of ``top``, recorded by a new process with an empty Numba cache."""
+    from montecarlo.compile_helper import SWITCH
+
+    with tempfile.TemporaryDirectory(prefix="montecarlo-plan-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, **{SWITCH: "0"})
+        done = subprocess.run(
+            [sys.executable, "-m", "montecarlo.compile_plan", "--print", top],
+            env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+    return done.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the shipped plans (each recorded by a fresh process), or print one."""
+    p = argparse.ArgumentParser(prog="python -m montecarlo.compile_plan", description=__doc__)
+    p.add_argument("--print", metavar="KERNEL", choices=TARGETS, help="record one plan to stdout")
+    args = p.parse_args(argv)
+    if args.print:
+        sys.stdout.write(format_plan(record(args.print, TARGETS[args.print])))
+        return 0
+    PLAN_DIR.mkdir(exist_ok=True)
+    for top in TARGETS:
+        plan_path(top).write_text(record_fresh(top), encoding="utf-8")
+        print(f"wrote {plan_path(top)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

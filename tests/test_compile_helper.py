@@ -1,0 +1,238 @@
+"""Compile plans and the helper process that compiles a kernel's helpers beside it (issue 13)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from numba.core import types
+
+from montecarlo import compile_helper, compile_plan
+from montecarlo.compile_plan import Plan, decode_type, encode_type, parse_line, parse_plan
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("t", "text"),
+    [
+        (types.int64, "int64"),
+        (types.uint64, "uint64"),
+        (types.float64, "float64"),
+        (types.boolean, "boolean"),
+        (types.none, "none"),
+        (types.IntegerLiteral(45), "literal(45)"),
+        (types.IntegerLiteral(-3), "literal(-3)"),
+        (types.Array(types.int64, 1, "C"), "int64[::1]"),
+        (types.Array(types.uint64, 2, "C"), "uint64[:, ::1]"),
+        (types.Array(types.int64, 3, "C"), "int64[:, :, ::1]"),
+        (types.Array(types.float64, 1, "A"), "float64[:]"),
+    ],
+)
+def test_types_survive_the_text(t, text):
+    assert encode_type(t) == text
+    assert decode_type(text) == t
+
+
+@pytest.mark.parametrize(
+    "t",
+    [
+        types.UniTuple(types.int64, 2),
+        types.Array(types.int64, 1, "F"),
+        types.Array(types.int64, 1, "C", readonly=True),
+    ],
+)
+def test_a_type_a_plan_cannot_hold_is_refused(t):
+    with pytest.raises(ValueError, match="cannot hold"):
+        encode_type(t)
+
+
+@pytest.mark.parametrize("text", ["int65", "int64[::1, :]", "print", "literal(x)", ""])
+def test_text_a_plan_does_not_write_is_refused(text):
+    with pytest.raises(ValueError):
+        decode_type(text)
+
+
+def test_a_plan_survives_the_text():
+    arr = types.Array(types.int64, 2, "C")
+    plan = Plan(
+        "kernels.k.top",
+        (types.int64, arr),
+        (("kernels.k.a", (arr, types.IntegerLiteral(7)), 0), ("kernels.k.b", (), 1)),
+    )
+    text = compile_plan.format_plan(plan)
+    assert parse_plan(text) == plan
+    assert parse_line("kernels.k.a(int64[:, ::1], literal(7)) 0") == plan.helpers[0]
+    with pytest.raises(ValueError):
+        parse_plan("# only comments\n")
+    with pytest.raises(ValueError):
+        parse_plan("kernels.k.top(int64) 3\n")  # the kernel's line has no count
+    with pytest.raises(ValueError):
+        parse_line("kernels.k.a(int64) x")
+
+
+@pytest.mark.parametrize("top", sorted(compile_plan.TARGETS))
+def test_the_shipped_plans_name_the_kernels_helpers(top):
+    from numba.core.dispatcher import Dispatcher
+
+    kernel = compile_plan.resolve(top)
+    plan = compile_plan.load_plan(kernel)
+    assert plan is not None and plan.top == top
+    assert len(plan.helpers) > 20
+    for name, signature, nested in plan.helpers:
+        assert isinstance(compile_plan.resolve(name), Dispatcher), name
+        assert 0 <= nested < len(plan.helpers)
+        assert all(isinstance(t, types.Type) for t in signature)
+    # Every helper the helper process may compile is cached, or it could not pass it on.
+    for name, _, _ in plan.helpers:
+        assert compile_plan.resolve(name)._cache.__class__.__name__ == "FunctionCache", name
+
+
+def test_the_shipped_plans_are_current(tmp_path):
+    # Each plan recorded afresh (a new process, an empty cache, no helper
+    # process); the two run at once, one per core.
+    env = dict(os.environ, **{compile_helper.SWITCH: "0"})
+    runs = {}
+    for top in compile_plan.TARGETS:
+        cache = tmp_path / top
+        command = [sys.executable, "-m", "montecarlo.compile_plan", "--print", top]
+        runs[top] = subprocess.Popen(
+            command, env=dict(env, NUMBA_CACHE_DIR=str(cache)), cwd=ROOT,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+    for top, run in runs.items():
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+        shipped = compile_plan.plan_path(top).read_text(encoding="utf-8")
+        assert out == shipped, f"{top}: stale plan; run `python -m montecarlo.compile_plan`"
+
+
+# --- when the helper process starts ------------------------------------------------
+
+
+@pytest.fixture
+def kernel_and_signature(monkeypatch):
+    """The battle kernel and its plan's signature, with a cold cache and two CPUs pretended."""
+    from kernels.coe5_battle import run_chunks
+
+    monkeypatch.delenv(compile_helper.SWITCH, raising=False)
+    monkeypatch.setattr(compile_helper, "_cached", lambda kernel, signature: False)
+    monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 2)
+    return run_chunks, compile_plan.load_plan(run_chunks).signature
+
+
+def test_a_cold_kernel_with_a_plan_gets_a_helper(kernel_and_signature):
+    kernel, signature = kernel_and_signature
+    assert compile_helper.wanted(kernel, signature).top == "kernels.coe5_battle.run_chunks"
+
+
+def test_no_helper_where_it_cannot_help(kernel_and_signature, monkeypatch):
+    kernel, signature = kernel_and_signature
+    other = (types.float64, *signature[1:])
+    assert compile_helper.wanted(kernel, other) is None  # not the plan's types
+    assert compile_helper.wanted(kernel.py_func, signature) is None  # plain Python
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(compile_helper.wanted(kernel, signature)))
+    worker.start()
+    worker.join()
+    assert seen == [None]  # not on the main thread (a Dask worker's task, a thread pool)
+    monkeypatch.setattr(compile_helper, "_cached", lambda kernel, signature: True)
+    assert compile_helper.wanted(kernel, signature) is None  # in the cache already
+    monkeypatch.setattr(compile_helper, "_cached", lambda kernel, signature: False)
+    monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 1)
+    assert compile_helper.wanted(kernel, signature) is None  # one core: nothing to share
+    monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 2)
+    monkeypatch.setenv(compile_helper.SWITCH, "0")
+    assert compile_helper.wanted(kernel, signature) is None  # switched off
+
+
+def test_a_kernel_without_a_plan_gets_none(kernel_and_signature):
+    from kernels.sf_fight import sample_attacks
+
+    assert compile_plan.load_plan(sample_attacks) is None
+    assert compile_helper.wanted(sample_attacks, kernel_and_signature[1]) is None
+
+
+def test_the_cache_question_is_answered_from_numbas_index():
+    from kernels.coe5_battle import run_chunks
+
+    signature = compile_plan.load_plan(run_chunks).signature
+    assert isinstance(compile_helper._cached(run_chunks, signature), bool)
+    assert compile_helper._cached(object(), signature) is True  # cannot tell: no helper
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_the_helper_is_killed_when_the_compile_ends(kernel_and_signature, monkeypatch, fail):
+    kernel, signature = kernel_and_signature
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    monkeypatch.setattr(compile_helper, "start", lambda plan: subprocess.Popen(sleeper))
+    with pytest.raises(KeyboardInterrupt) if fail else _nothing():
+        with compile_helper.helping(kernel, signature) as proc:
+            assert proc.poll() is None
+            if fail:
+                raise KeyboardInterrupt
+    assert proc.poll() is not None
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(monkeypatch):
+    compiled = []
+
+    class _Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def compile(self, signature: tuple) -> None:
+            if self.name == "kernels.k.broken":
+                raise TypeError("no longer compiles for these types")
+            compiled.append(self.name)
+
+    def resolve(name: str) -> _Fake:
+        if name == "kernels.k.gone":
+            raise AttributeError(name)
+        return _Fake(name)
+
+    monkeypatch.setattr(compile_helper, "resolve", resolve)
+    helpers = [("kernels.k.leaf", (), 0), ("kernels.k.gone", (), 0), ("kernels.k.broken", (), 0)]
+    helpers += [("kernels.k.mid", (), 1), ("kernels.k.trunk", (), 4), ("kernels.k.last", (), 0)]
+    done = compile_helper.compile_helpers(Plan("kernels.k.top", (), tuple(helpers)))
+    assert compiled == ["kernels.k.last", "kernels.k.mid", "kernels.k.leaf"]
+    assert done == 3
+
+
+def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_path):
+    # End to end, with an empty cache: the helper process starts, the main
+    # process loads helpers it compiled, and the battles are those this
+    # process plays (with a kernel compiled here or loaded from its cache).
+    import montecarlo as mc
+
+    code = (
+        "import json, montecarlo as mc\n"
+        "from montecarlo import compile_plan\n"
+        "r = mc.matchup('pikeman:3', 'knight:1', trials=512, seed=7, progress=False)\n"
+        "plan = compile_plan.load_plan(compile_plan.resolve('kernels.coe5_battle.run_chunks'))\n"
+        "hits = sum(bool(compile_plan.resolve(n).stats.cache_hits) for n, _, _ in plan.helpers)\n"
+        "print(json.dumps([r.counts, r.totals.rounds.tolist(), hits]))\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop(compile_helper.SWITCH, None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, check=True)  # fmt: skip
+    counts, rounds, hits = json.loads(done.stdout.splitlines()[-1])
+    here = mc.matchup("pikeman:3", "knight:1", trials=512, seed=7, progress=False)
+    assert counts == here.counts
+    assert rounds == here.totals.rounds.tolist()
+    if compile_helper._usable_cpus() >= 2:
+        assert hits > 0  # helpers loaded from what the helper process cached
