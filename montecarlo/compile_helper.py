@@ -70,8 +70,10 @@ def wanted(kernel: Any, signature: Signature) -> Plan | None:
         return None
     if threading.current_thread() is not threading.main_thread():
         return None
+    if _cached(kernel, signature):  # first: the warm start must not read the plan
+        return None
     plan = load_plan(kernel)
-    if plan is None or plan.signature != tuple(signature) or _cached(kernel, signature):
+    if plan is None or plan.signature != tuple(signature):
         return None
     return plan
 

@@ -43,6 +43,9 @@ KERNEL_PACKAGE = "kernels."
 
 Signature = tuple[types.Type, ...]
 
+#: The comment line that names the Numba version a plan was recorded with.
+NUMBA_LINE = "# recorded with numba "
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -153,10 +156,26 @@ def format_plan(plan: Plan) -> str:
         "# helpers compiled inside its compile (montecarlo/compile_plan.py).",
         "# Written by `python -m montecarlo.compile_plan`; tests/test_compile_helper.py",
         "# checks that it is current.",
+        f"{NUMBA_LINE}{numba_version()}",
         format_line(plan.top, plan.signature),
         *(format_line(*helper) for helper in plan.helpers),
     ]
     return "\n".join(lines) + "\n"
+
+
+def numba_version() -> str:
+    """The installed Numba's version: the compile order and the types are Numba's."""
+    import numba
+
+    return numba.__version__
+
+
+def recorded_with(text: str) -> str | None:
+    """The Numba version a plan's text was recorded with (its ``# numba`` line), or None."""
+    for line in text.splitlines():
+        if line.startswith(NUMBA_LINE):
+            return line[len(NUMBA_LINE) :].strip()
+    return None
 
 
 def parse_plan(text: str) -> Plan:

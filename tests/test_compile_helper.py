@@ -67,6 +67,8 @@ def test_a_plan_survives_the_text():
     )
     text = compile_plan.format_plan(plan)
     assert parse_plan(text) == plan
+    assert compile_plan.recorded_with(text) == compile_plan.numba_version()
+    assert compile_plan.recorded_with("kernels.k.top(int64)\n") is None
     assert parse_line("kernels.k.a(int64[:, ::1], literal(7)) 0") == plan.helpers[0]
     with pytest.raises(ValueError):
         parse_plan("# only comments\n")
@@ -109,7 +111,16 @@ def test_the_shipped_plans_are_current(tmp_path):
         out, err = run.communicate(timeout=600)
         assert run.returncode == 0, err
         shipped = compile_plan.plan_path(top).read_text(encoding="utf-8")
-        assert out == shipped, f"{top}: stale plan; run `python -m montecarlo.compile_plan`"
+        stale = f"{top}: stale plan; run `python -m montecarlo.compile_plan`"
+        if compile_plan.recorded_with(shipped) == compile_plan.numba_version():
+            assert out == shipped, stale
+        else:
+            # Another Numba may type and order a compile its own way; the
+            # helpers a kernel calls are still ours to keep current.
+            def names(text: str) -> set[str]:
+                return {name for name, _, _ in parse_plan(text).helpers}
+
+            assert names(out) == names(shipped), stale
 
 
 # --- when the helper process starts ------------------------------------------------
