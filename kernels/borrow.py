@@ -23,6 +23,11 @@ else:
         call and calls per unit per round, those atomic counts took half the time
         (perf: ``NRT_incref``/``NRT_decref``).  A view with no meminfo is not
         counted.  The caller must keep ``arr`` itself alive while the view is used.
+        A function that borrows its arguments must be called, not inlined
+        (``inline="always"``), unless its caller uses each of those arrays again
+        after the call: an inlined body is part of the caller, and Numba frees
+        an array after its last use there, under the view
+        (``kernels.coe5_battle.play_battle`` says how it keeps to this).
         Under ``NUMBA_DISABLE_JIT=1`` the plain-Python twin returns the array.
         """
 

@@ -952,6 +952,15 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     so the battle compiles once, not once here and again there: about 2 s of a
     cold start.  The arrays travel as one tuple because CPython compiles a call
     of more than 30 arguments to ``CALL_FUNCTION_EX``, which Numba cannot inline.
+
+    Inlined, this body's :func:`~kernels.borrow.borrowed` views are views of the
+    caller's own variables, and the call no longer holds them: the caller must
+    use every array it passes again after the call, or Numba frees it at the
+    call while the battle still reads it through the view.  ``run_chunks`` calls
+    it in its trial loop, so each array is used again on the next pass and freed
+    only after the loop (the same allocations and frees as a called battle).
+    Inlining ``play_fight`` broke this rule: ``replay_fight`` passes arrays it
+    never uses again, and the replays drew from a freed stream.
     """
     (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
      grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,

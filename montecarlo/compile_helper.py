@@ -10,23 +10,30 @@ process's type inference reaches last.  Every kernel helper is ``cache=True``,
 so each one it finishes lands in Numba's on-disk cache, and this process loads
 it from there when its type inference gets to it instead of compiling it
 again.  The two meet near the middle, and this process then compiles the top
-functions, which only it can.  The helper process is killed as soon as the
-kernel is ready.
+function, which only it can.  The helper process is killed as soon as the
+kernel is ready, and stops by itself if this process dies first.
 
 The compiled code is the same either way (Numba compiles a function for a
 signature the same in any process), so results do not depend on it.  It is
-skipped where it cannot help: the kernel is already cached, only one CPU is
-usable, the call is not on the main thread (Dask workers and thread pools,
-which have other work for the cores), or ``MONTECARLO_COMPILE_HELPER=0``.
+skipped where it cannot help: the kernel is already cached; only one CPU is
+usable, or other processes keep the CPUs so busy that fewer than one and a
+half are free (two compiling processes would only share the same cores);
+the call is not on the main thread of the main process (Dask workers, thread
+pools and process pools, which have other work for the cores); or
+``MONTECARLO_COMPILE_HELPER=0``.  Numba settings changed in code rather than
+in the environment (other than the cache directory) do not reach the helper
+process; Numba's cache does not tell them apart either.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,6 +50,46 @@ def _usable_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def _cpu_times() -> tuple[int, int, int] | None:
+    """Busy and total jiffies of all CPUs, and their count, from ``/proc/stat`` (None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    fields = [int(x) for x in lines[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    count = sum(1 for line in lines if line.startswith("cpu") and line[3:4].isdigit())
+    return sum(fields) - idle, sum(fields), count
+
+
+def _busy_cpus(sample: float = 0.1) -> float:
+    """CPUs that other processes keep busy now: ``/proc/stat`` over ``sample`` seconds.
+
+    This process sleeps meanwhile, so its own past work (a long test session,
+    a notebook) does not count, as it would in the load average.  Where there
+    is no ``/proc/stat``, the 1-minute load average stands in (0 where none).
+    """
+    before = _cpu_times()
+    if before is None:
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):  # Windows
+            return 0.0
+    time.sleep(sample)
+    after = _cpu_times()
+    total = after[1] - before[1]
+    return before[2] * (after[0] - before[0]) / total if total > 0 else 0.0
+
+
+def _in_a_worker() -> bool:
+    """Whether this call runs in a thread pool or a pool's worker process, not the main one."""
+    return (
+        threading.current_thread() is not threading.main_thread()
+        or multiprocessing.parent_process() is not None
+    )
 
 
 def _cached(kernel: Any, signature: Signature) -> bool:
@@ -66,11 +113,11 @@ def wanted(kernel: Any, signature: Signature) -> Plan | None:
     """The plan a helper process would compile for this call, or None if it would not help."""
     if not isinstance(kernel, Dispatcher):
         return None  # plain Python (NUMBA_DISABLE_JIT=1) or a test's stand-in
-    if os.environ.get(SWITCH, "1") == "0" or _usable_cpus() < 2:
+    if os.environ.get(SWITCH, "1") == "0" or _usable_cpus() < 2 or _in_a_worker():
         return None
-    if threading.current_thread() is not threading.main_thread():
+    if _cached(kernel, signature):  # first: the warm start must not wait or read the plan
         return None
-    if _cached(kernel, signature):  # first: the warm start must not read the plan
+    if _usable_cpus() - _busy_cpus() < 1.5:  # this process needs one, the helper another
         return None
     plan = load_plan(kernel)
     if plan is None or plan.signature != tuple(signature):
@@ -82,6 +129,8 @@ def start(plan: Plan) -> subprocess.Popen | None:
     """Start the helper process on ``plan``; None if it cannot start."""
     import numba
 
+    if not sys.executable:  # an embedded interpreter: nothing to start
+        return None
     env = dict(os.environ)
     if numba.config.CACHE_DIR:  # set in code rather than in the environment
         env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
@@ -91,7 +140,7 @@ def start(plan: Plan) -> subprocess.Popen | None:
             command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
-    except OSError:
+    except (OSError, ValueError):
         return None
 
 
@@ -118,14 +167,18 @@ def compile_helpers(plan: Plan) -> int:
     """Compile ``plan``'s helpers from the last one back; return how many compiled.
 
     A helper whose compile takes in more than half of the others (a trunk,
-    such as the battle that the chunk loop calls) is left to the main
-    process: compiling it here would compile everything below it in the main
-    process's own order.  A helper that no longer exists or no longer compiles
-    for its recorded types (a stale plan) is skipped: the main process
-    compiles what it needs anyway.
+    such as the fight that the fight kernel's chunk loop calls) is left to the
+    main process: compiling it here would compile everything below it in the
+    main process's own order.  A helper that no longer exists or no longer
+    compiles for its recorded types (a stale plan) is skipped: the main process
+    compiles what it needs anyway.  If the process that started this one is
+    gone (killed before it could kill this one), it stops.
     """
+    parent = os.getppid()
     done = 0
     for name, signature, nested in reversed(plan.helpers):
+        if os.getppid() != parent:
+            break  # orphaned: nobody will use what is left
         if 2 * nested > len(plan.helpers):
             continue
         try:

@@ -43,7 +43,7 @@ KERNEL_PACKAGE = "kernels."
 
 Signature = tuple[types.Type, ...]
 
-#: The comment line that names the Numba version a plan was recorded with.
+#: The comment line that names the Numba, Python and platform a plan was recorded with.
 NUMBA_LINE = "# recorded with numba "
 
 
@@ -164,14 +164,19 @@ def format_plan(plan: Plan) -> str:
 
 
 def numba_version() -> str:
-    """The installed Numba's version: the compile order and the types are Numba's."""
+    """What a plan's text depends on besides our code: Numba, Python and the platform.
+
+    The types are Numba's (and NumPy's default integer is the platform's);
+    the order in which helpers finish follows CPython's bytecode.
+    """
     import numba
 
-    return numba.__version__
+    python = ".".join(str(v) for v in sys.version_info[:2])
+    return f"{numba.__version__} on Python {python}, {sys.platform}"
 
 
 def recorded_with(text: str) -> str | None:
-    """The Numba version a plan's text was recorded with (its ``# numba`` line), or None."""
+    """What a plan's text was recorded with (:func:`numba_version`), or None."""
     for line in text.splitlines():
         if line.startswith(NUMBA_LINE):
             return line[len(NUMBA_LINE) :].strip()

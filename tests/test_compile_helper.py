@@ -115,8 +115,8 @@ def test_the_shipped_plans_are_current(tmp_path):
         if compile_plan.recorded_with(shipped) == compile_plan.numba_version():
             assert out == shipped, stale
         else:
-            # Another Numba may type and order a compile its own way; the
-            # helpers a kernel calls are still ours to keep current.
+            # Another Numba, Python or platform may type and order a compile its
+            # own way; the helpers a kernel calls are still ours to keep current.
             def names(text: str) -> set[str]:
                 return {name for name, _, _ in parse_plan(text).helpers}
 
@@ -134,6 +134,7 @@ def kernel_and_signature(monkeypatch):
     monkeypatch.delenv(compile_helper.SWITCH, raising=False)
     monkeypatch.setattr(compile_helper, "_cached", lambda kernel, signature: False)
     monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(compile_helper, "_busy_cpus", lambda: 0.0)
     return run_chunks, compile_plan.load_plan(run_chunks).signature
 
 
@@ -158,8 +159,43 @@ def test_no_helper_where_it_cannot_help(kernel_and_signature, monkeypatch):
     monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 1)
     assert compile_helper.wanted(kernel, signature) is None  # one core: nothing to share
     monkeypatch.setattr(compile_helper, "_usable_cpus", lambda: 2)
+    monkeypatch.setattr(compile_helper, "_busy_cpus", lambda: 0.6)
+    assert compile_helper.wanted(kernel, signature) is None  # others keep the cores busy
+    monkeypatch.setattr(compile_helper, "_busy_cpus", lambda: 0.4)
+    assert compile_helper.wanted(kernel, signature) is not None
+    monkeypatch.setattr(compile_helper.multiprocessing, "parent_process", lambda: object())
+    assert compile_helper.wanted(kernel, signature) is None  # a process pool's worker
+    monkeypatch.undo()
     monkeypatch.setenv(compile_helper.SWITCH, "0")
     assert compile_helper.wanted(kernel, signature) is None  # switched off
+
+
+def test_a_warm_start_neither_waits_nor_reads_the_plan(kernel_and_signature, monkeypatch):
+    kernel, signature = kernel_and_signature
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("the warm start asked for this")
+
+    monkeypatch.setattr(compile_helper, "_cached", lambda kernel, signature: True)
+    monkeypatch.setattr(compile_helper, "load_plan", refuse)
+    monkeypatch.setattr(compile_helper, "_busy_cpus", refuse)
+    assert compile_helper.wanted(kernel, signature) is None
+
+
+def test_busy_cpus_count_what_others_use_between_two_samples(monkeypatch):
+    samples = iter([(1_000, 4_000, 2), (1_060, 4_200, 2)])  # busy, total jiffies; 2 CPUs
+    monkeypatch.setattr(compile_helper, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(compile_helper.time, "sleep", lambda seconds: None)
+    assert compile_helper._busy_cpus() == pytest.approx(2 * 60 / 200)
+    monkeypatch.setattr(compile_helper, "_cpu_times", lambda: None)  # no /proc/stat
+    monkeypatch.setattr(compile_helper.os, "getloadavg", lambda: (0.7, 0.0, 0.0))
+    assert compile_helper._busy_cpus() == 0.7
+
+
+def test_no_interpreter_to_start_no_helper(monkeypatch):
+    plan = compile_plan.load_plan(compile_plan.resolve("kernels.coe5_battle.run_chunks"))
+    monkeypatch.setattr(compile_helper.sys, "executable", "")
+    assert compile_helper.start(plan) is None
 
 
 def test_a_kernel_without_a_plan_gets_none(kernel_and_signature):
@@ -218,9 +254,15 @@ def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(m
     monkeypatch.setattr(compile_helper, "resolve", resolve)
     helpers = [("kernels.k.leaf", (), 0), ("kernels.k.gone", (), 0), ("kernels.k.broken", (), 0)]
     helpers += [("kernels.k.mid", (), 1), ("kernels.k.trunk", (), 4), ("kernels.k.last", (), 0)]
-    done = compile_helper.compile_helpers(Plan("kernels.k.top", (), tuple(helpers)))
+    plan = Plan("kernels.k.top", (), tuple(helpers))
+    assert compile_helper.compile_helpers(plan) == 3
     assert compiled == ["kernels.k.last", "kernels.k.mid", "kernels.k.leaf"]
-    assert done == 3
+    # Orphaned (the main process died before it could kill this one): it stops.
+    compiled.clear()
+    parents = iter([100, 100, 1, 1, 1, 1, 1])
+    monkeypatch.setattr(compile_helper.os, "getppid", lambda: next(parents))
+    assert compile_helper.compile_helpers(plan) == 1
+    assert compiled == ["kernels.k.last"]
 
 
 def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_path):
@@ -231,19 +273,29 @@ def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_pat
 
     code = (
         "import json, montecarlo as mc\n"
-        "from montecarlo import compile_plan\n"
+        "from montecarlo import compile_helper, compile_plan\n"
+        "kernel = compile_plan.resolve('kernels.coe5_battle.run_chunks')\n"
+        "plan = compile_plan.load_plan(kernel)\n"
+        "cold = compile_helper._cached(kernel, plan.signature)\n"
+        "compile_helper._busy_cpus = lambda: 0.0  # the test session may keep a core busy\n"
+        "started = []\n"
+        "start = compile_helper.start\n"
+        "compile_helper.start = lambda plan: started.append(start(plan)) or started[-1]\n"
         "r = mc.matchup('pikeman:3', 'knight:1', trials=512, seed=7, progress=False)\n"
-        "plan = compile_plan.load_plan(compile_plan.resolve('kernels.coe5_battle.run_chunks'))\n"
+        "warm = compile_helper._cached(kernel, plan.signature)\n"
         "hits = sum(bool(compile_plan.resolve(n).stats.cache_hits) for n, _, _ in plan.helpers)\n"
-        "print(json.dumps([r.counts, r.totals.rounds.tolist(), hits]))\n"
+        "ended = [p.poll() is not None for p in started]\n"
+        "print(json.dumps([r.counts, r.totals.rounds.tolist(), hits, cold, warm, ended]))\n"
     )
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     env.pop(compile_helper.SWITCH, None)
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True,
                           text=True, timeout=600, check=True)  # fmt: skip
-    counts, rounds, hits = json.loads(done.stdout.splitlines()[-1])
+    counts, rounds, hits, cold, warm, ended = json.loads(done.stdout.splitlines()[-1])
     here = mc.matchup("pikeman:3", "knight:1", trials=512, seed=7, progress=False)
     assert counts == here.counts
     assert rounds == here.totals.rounds.tolist()
+    assert (cold, warm) == (False, True)  # the cache question, answered from Numba's index
     if compile_helper._usable_cpus() >= 2:
+        assert ended == [True]  # one helper process, gone once the kernel was ready
         assert hits > 0  # helpers loaded from what the helper process cached
