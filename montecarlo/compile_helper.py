@@ -35,6 +35,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from numba.core.dispatcher import Dispatcher
@@ -134,6 +135,10 @@ def start(plan: Plan) -> subprocess.Popen | None:
     env = dict(os.environ)
     if numba.config.CACHE_DIR:  # set in code rather than in the environment
         env["NUMBA_CACHE_DIR"] = numba.config.CACHE_DIR
+    # The same checkout as this process, whatever sys.path tricks brought it in:
+    # Numba keys a cache entry by its source file.
+    here = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan_path(plan.top))]
     try:
         return subprocess.Popen(
@@ -153,8 +158,11 @@ def helping(kernel: Any, signature: Signature) -> Iterator[subprocess.Popen | No
     a ``.tmp`` file in the cache directory if it lands during a write (Numba
     renames a finished file into place), never a partly written entry.
     """
-    plan = wanted(kernel, signature)
-    proc = start(plan) if plan is not None else None
+    try:
+        plan = wanted(kernel, signature)
+        proc = start(plan) if plan is not None else None
+    except Exception:  # a speed-up must never stop the command: compile in one process
+        proc = None
     try:
         yield proc
     finally:

@@ -44,7 +44,7 @@ KERNEL_PACKAGE = "kernels."
 Signature = tuple[types.Type, ...]
 
 #: The comment line that names the Numba, Python and platform a plan was recorded with.
-NUMBA_LINE = "# recorded with numba "
+TOOLCHAIN_LINE = "# recorded with numba "
 
 
 @dataclass(frozen=True)
@@ -138,8 +138,8 @@ def format_line(name: str, signature: Signature, nested: int | None = None) -> s
 def parse_line(line: str) -> tuple[str, Signature, int | None]:
     """The inverse of :func:`format_line`."""
     name, _, rest = line.strip().partition("(")
-    args, _, nested = rest.rpartition(")")
-    if not name or not _ or (nested.strip() and not nested.strip().isdigit()):
+    args, closed, nested = rest.rpartition(")")
+    if not name or not closed or (nested.strip() and not nested.strip().isdigit()):
         raise ValueError(f"not a compile-plan line: {line!r}")
     signature = tuple(decode_type(a) for a in _split_args(args))
     return name, signature, int(nested) if nested.strip() else None
@@ -156,14 +156,14 @@ def format_plan(plan: Plan) -> str:
         "# helpers compiled inside its compile (montecarlo/compile_plan.py).",
         "# Written by `python -m montecarlo.compile_plan`; tests/test_compile_helper.py",
         "# checks that it is current.",
-        f"{NUMBA_LINE}{numba_version()}",
+        f"{TOOLCHAIN_LINE}{toolchain()}",
         format_line(plan.top, plan.signature),
         *(format_line(*helper) for helper in plan.helpers),
     ]
     return "\n".join(lines) + "\n"
 
 
-def numba_version() -> str:
+def toolchain() -> str:
     """What a plan's text depends on besides our code: Numba, Python and the platform.
 
     The types are Numba's (and NumPy's default integer is the platform's);
@@ -176,10 +176,10 @@ def numba_version() -> str:
 
 
 def recorded_with(text: str) -> str | None:
-    """What a plan's text was recorded with (:func:`numba_version`), or None."""
+    """What a plan's text was recorded with (:func:`toolchain`), or None."""
     for line in text.splitlines():
-        if line.startswith(NUMBA_LINE):
-            return line[len(NUMBA_LINE) :].strip()
+        if line.startswith(TOOLCHAIN_LINE):
+            return line[len(TOOLCHAIN_LINE) :].strip()
     return None
 
 

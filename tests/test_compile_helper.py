@@ -67,7 +67,7 @@ def test_a_plan_survives_the_text():
     )
     text = compile_plan.format_plan(plan)
     assert parse_plan(text) == plan
-    assert compile_plan.recorded_with(text) == compile_plan.numba_version()
+    assert compile_plan.recorded_with(text) == compile_plan.toolchain()
     assert compile_plan.recorded_with("kernels.k.top(int64)\n") is None
     assert parse_line("kernels.k.a(int64[:, ::1], literal(7)) 0") == plan.helpers[0]
     with pytest.raises(ValueError):
@@ -112,7 +112,7 @@ def test_the_shipped_plans_are_current(tmp_path):
         assert run.returncode == 0, err
         shipped = compile_plan.plan_path(top).read_text(encoding="utf-8")
         stale = f"{top}: stale plan; run `python -m montecarlo.compile_plan`"
-        if compile_plan.recorded_with(shipped) == compile_plan.numba_version():
+        if compile_plan.recorded_with(shipped) == compile_plan.toolchain():
             assert out == shipped, stale
         else:
             # Another Numba, Python or platform may type and order a compile its
@@ -190,6 +190,35 @@ def test_busy_cpus_count_what_others_use_between_two_samples(monkeypatch):
     monkeypatch.setattr(compile_helper, "_cpu_times", lambda: None)  # no /proc/stat
     monkeypatch.setattr(compile_helper.os, "getloadavg", lambda: (0.7, 0.0, 0.0))
     assert compile_helper._busy_cpus() == 0.7
+
+
+def test_a_failing_check_compiles_in_one_process(kernel_and_signature, monkeypatch):
+    kernel, signature = kernel_and_signature
+
+    def broken(*args: object) -> None:
+        raise ValueError("/proc/stat in a format nobody expected")
+
+    monkeypatch.setattr(compile_helper, "_busy_cpus", broken)
+    with compile_helper.helping(kernel, signature) as proc:
+        assert proc is None
+
+
+def test_the_helper_imports_this_checkout(monkeypatch):
+    seen = {}
+
+    def popen(command, env, **kwargs):
+        seen.update(command=command, env=env)
+        raise OSError("not really starting it")
+
+    monkeypatch.setattr(compile_helper.subprocess, "Popen", popen)
+    plan = compile_plan.load_plan(compile_plan.resolve("kernels.coe5_battle.run_chunks"))
+    assert compile_helper.start(plan) is None
+    assert seen["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
+    assert seen["command"][1:] == [
+        "-m",
+        "montecarlo.compile_helper",
+        str(compile_plan.plan_path(plan.top)),
+    ]
 
 
 def test_no_interpreter_to_start_no_helper(monkeypatch):
