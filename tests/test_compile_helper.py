@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -247,20 +248,12 @@ def test_the_helper_is_killed_when_the_compile_ends(kernel_and_signature, monkey
     kernel, signature = kernel_and_signature
     sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
     monkeypatch.setattr(compile_helper, "start", lambda plan: subprocess.Popen(sleeper))
-    with pytest.raises(KeyboardInterrupt) if fail else _nothing():
+    with pytest.raises(KeyboardInterrupt) if fail else contextlib.nullcontext():
         with compile_helper.helping(kernel, signature) as proc:
             assert proc.poll() is None
             if fail:
                 raise KeyboardInterrupt
     assert proc.poll() is not None
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        pass
 
 
 def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(monkeypatch):
