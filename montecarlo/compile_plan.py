@@ -27,7 +27,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -259,17 +259,30 @@ def record(top: str, run: Callable[[], None]) -> Plan:
     return Plan(top, signature, tuple(finished[end - nested : end]))
 
 
-def record_fresh(top: str) -> str:
-    """The plan text of ``top``, recorded by a new process with an empty Numba cache."""
+def record_fresh(tops: Iterable[str]) -> dict[str, str]:
+    """The plan texts of ``tops``, each recorded by a new process with an empty Numba cache.
+
+    The processes run side by side (one cold compile each) and import this
+    checkout.  No compile helper runs beside them: a plan is a serial compile's.
+    """
     from montecarlo.compile_helper import SWITCH
 
-    with tempfile.TemporaryDirectory(prefix="montecarlo-plan-") as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache, **{SWITCH: "0"})
-        done = subprocess.run(
-            [sys.executable, "-m", "montecarlo.compile_plan", "--print", top],
-            env=env, capture_output=True, text=True, check=True,
-        )  # fmt: skip
-    return done.stdout
+    checkout = str(Path(__file__).resolve().parents[1])
+    texts = {}
+    with tempfile.TemporaryDirectory(prefix="montecarlo-plan-") as root:
+        runs = {}
+        for top in tops:
+            env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(root, top), **{SWITCH: "0"})
+            runs[top] = subprocess.Popen(
+                [sys.executable, "-m", "montecarlo.compile_plan", "--print", top],
+                env=env, cwd=checkout, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+        for top, run in runs.items():
+            out, err = run.communicate()
+            if run.returncode != 0:
+                raise RuntimeError(f"recording the plan of {top} failed:\n{err}")
+            texts[top] = out
+    return texts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -281,8 +294,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(format_plan(record(args.print, TARGETS[args.print])))
         return 0
     PLAN_DIR.mkdir(exist_ok=True)
-    for top in TARGETS:
-        plan_path(top).write_text(record_fresh(top), encoding="utf-8")
+    for top, text in record_fresh(TARGETS).items():
+        plan_path(top).write_text(text, encoding="utf-8")
         print(f"wrote {plan_path(top)}")
     return 0
 
