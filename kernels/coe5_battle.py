@@ -75,6 +75,7 @@ from kernels.bits import popcount, trailing_zeros
 from kernels.borrow import borrowed
 from kernels.coe5_damage import ETHEREAL_DIE, ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
+from kernels.jit import helper
 from kernels.rng import bounded, chance, next_u64, seed_trial
 from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
 
@@ -121,7 +122,7 @@ ANYWHERE = np.int64(1 << 30)
 FIELD_MIN = 1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _rth_bit(bits, r):
     """The number of the ``r``-th set bit (from 0) of the bitset ``bits`` (int64 words)."""
     q = 0
@@ -136,12 +137,12 @@ def _rth_bit(bits, r):
     return q * 64 + np.int64(trailing_zeros(word))
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _cheb(x0, y0, x1, y1):
     return max(abs(x0 - x1), abs(y0 - y1))
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _copy(dst, src):
     """``dst[:] = src`` for 1-D int64 arrays of one length, as a plain loop.
 
@@ -152,7 +153,7 @@ def _copy(dst, src):
         dst[k] = src[k]
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _sign(v):
     if v > 0:
         return 1
@@ -161,7 +162,7 @@ def _sign(v):
     return 0
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -169,7 +170,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -181,7 +182,7 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     return removed
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
             P, dbg, seq):  # fmt: skip
@@ -228,7 +229,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         decaying[j] = 1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _unit_order(cand, k):
     """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
 
@@ -248,7 +249,7 @@ def _unit_order(cand, k):
         gap //= 2
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _rank_in(sorted_values, d, v):
     """How many of ``sorted_values[:d]`` are below v, counted without a branch."""
     g = 0
@@ -257,7 +258,7 @@ def _rank_in(sorted_values, d, v):
     return g
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _attack_order(key, m, scratch):
     """``order[:m]``: the indices of ``key[:m]`` by ascending key, equal keys by index.
 
@@ -321,7 +322,7 @@ def _attack_order(key, m, scratch):
     return order
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _insertion_sort(order, key, m):
     """Sort the indices ``order[:m]`` by ``key``; equal keys keep their order."""
     for a in range(1, m):
@@ -334,7 +335,7 @@ def _insertion_sort(order, key, m):
         order[b + 1] = q
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _enemy_slots(iside, side):
     """The slots ``e0 .. e1 - 1`` of the enemies of ``side``.
 
@@ -353,7 +354,7 @@ def _enemy_slots(iside, side):
     return (a, n) if side == 0 else (0, a)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
@@ -405,7 +406,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     return -1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand).
 
@@ -424,7 +425,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -432,7 +433,7 @@ def _eff_range(i, w, W, px, siege, wall_col, P):
     return r
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _box_count(table, width, xa, xb, ya, yb):
     """Units of the table's side on the tiles xa..xb by ya..yb (clipped to the grid).
 
@@ -444,14 +445,14 @@ def _box_count(table, width, xa, xb, ya, yb):
             - table[(xb + 1) * w1 + ya] + table[xa * w1 + ya])  # fmt: skip
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _within(x, y, r, table, width, length):
     """Units of the table's side within Chebyshev distance r of (x, y)."""
     return _box_count(table, width, max(0, x - r), min(length - 1, x + r), max(0, y - r),
                       min(width - 1, y + r))  # fmt: skip
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _nearest_distance(x, y, table, width, length):
     """The distance from (x, y) to the nearest units of the table's side, and how many.
 
@@ -480,7 +481,7 @@ def _nearest_distance(x, y, table, width, length):
     return hi, k
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _rth_in_box(table, width, x0, x1, y0, y1, rank):
     """The tile of the ``rank``-th unit (from 0) of the table's side in a box, in tile order.
 
@@ -511,7 +512,7 @@ def _rth_in_box(table, width, x0, x1, y0, y1, rank):
     return col * width + row
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _pick_nearest(s, k, P):
     """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in tile order.
 
@@ -524,7 +525,7 @@ def _pick_nearest(s, k, P):
     return bounded(s, k)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def count_table(side, iside, state, px, py, width, length, table):
     """The summed-area table of the living units of ``side``.
 
@@ -545,7 +546,7 @@ def count_table(side, iside, state, px, py, width, length, table):
             table[x * w1 + y] = table[(x - 1) * w1 + y] + run
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand):
     """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
 
@@ -581,7 +582,7 @@ def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand):
     return k, _pick_nearest(s, np.int64(k), P), dmin
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     """C-6 [default]: the nearest free wall tile of i (ties at random) and its distance."""
     k = 0
@@ -600,7 +601,7 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     return cand[bounded(s, k)], dmin
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
@@ -613,7 +614,7 @@ def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     return False
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     """Move i one tile toward (tx, ty), at distance ``dmin`` > 0 (C-8.3)."""
     nx = px[i] + _sign(tx - px[i])
@@ -645,7 +646,7 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     grid[nx * width + ny] = i
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
           wall_col, table, P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
@@ -679,7 +680,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _move_order(iside, paired):
     """C-8.3: the order in which units move; the attacker's slots come first.
 
@@ -708,7 +709,7 @@ def _move_order(iside, paired):
     return order
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand):
     """C-7.4, C-7.5: i leaves its tile for a random free tile next to a random enemy.
 
@@ -733,7 +734,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
         grid[t] = i
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _clear_clouds(s, cloud, P):
     """C-8.2: each cloud is removed with chance ``CLOUD_CLEAR``."""
     for c in range(cloud.shape[0]):
@@ -741,7 +742,7 @@ def _clear_clouds(s, cloud, P):
             cloud[c] = -1
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq):
     """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
 
@@ -778,7 +779,7 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
     return seq
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
              burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq):  # fmt: skip
     """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
@@ -827,7 +828,7 @@ def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_
             _lose_hp(i, d, hp, state, px, py, grid, width, dbg, seq)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, decaying, poison):
     """True when steps 9-10 can change nothing any more (and would draw no number).
 
@@ -845,7 +846,7 @@ def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, de
     return True
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _side_counts(iside, state):
     a = 0
     b = 0
@@ -858,7 +859,7 @@ def _side_counts(iside, state):
     return a, b
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _any_weapon_flag(W, flag):
     for w in range(W.shape[1]):
         if W[L.W_FLAGS, w] & flag:
@@ -866,7 +867,7 @@ def _any_weapon_flag(W, flag):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _side_has_weapon_flag(U, W, itype, iside, side, flag):
     for i in range(itype.shape[0]):
         if iside[i] == side:
@@ -877,7 +878,7 @@ def _side_has_weapon_flag(U, W, itype, iside, side, flag):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _any_unit_flag(U, itype, flag):
     for i in range(itype.shape[0]):
         if U[L.U_FLAGS, itype[i]] & flag:
@@ -885,7 +886,7 @@ def _any_unit_flag(U, itype, flag):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _any_fear(U, itype):
     for i in range(itype.shape[0]):
         if U[L.U_FEAR, itype[i]] > 0:
@@ -893,7 +894,7 @@ def _any_fear(U, itype):
     return False
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
                  siege, wall_col, last_fire, P, cand):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
@@ -914,7 +915,7 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
     return j, _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -1254,7 +1255,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     return outcome, rounds
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
     """C-6 [default]: shuffle the unit types (and parts) among the slots of each role.
 

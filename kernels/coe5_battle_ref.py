@@ -58,6 +58,7 @@ from kernels.coe5_damage import (
     vulnerable_to,
 )
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
+from kernels.jit import helper
 from kernels.rng import bounded, chance, next_u64, seed_trial
 from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
 
@@ -90,12 +91,12 @@ S_PARALYSED = 8
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _cheb(x0, y0, x1, y1):
     return max(abs(x0 - x1), abs(y0 - y1))
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _sign(v):
     if v > 0:
         return 1
@@ -104,7 +105,7 @@ def _sign(v):
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _leave(j, how, state, px, py, grid, width, dbg, seq):
     """Unit j leaves the battle (``how`` is DEAD or ROUTED, C-8.5) at event ``seq``."""
     state[j] = how
@@ -112,7 +113,7 @@ def _leave(j, how, state, px, py, grid, width, dbg, seq):
     dbg[j, D_GONE_SEQ] = seq
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     """Remove ``amount`` HP (no attribution); kill at 0.  Returns HP removed."""
     if amount <= 0 or state[j] != ALIVE:
@@ -124,7 +125,7 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
     return removed
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
             P, dbg, seq, log):  # fmt: skip
@@ -191,7 +192,7 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         G.emit_status(log, i, j, before, burning, frozen, stunned, paralysed, decaying)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _log_paralysis(s, log, i, w, j, U, W, tj, hp, paralysed):
     """Log a paralysing hit (C-4.9), drawing on ``s``, a copy of the battle's stream.
 
@@ -209,7 +210,7 @@ def _log_paralysis(s, log, i, w, j, U, W, tj, hp, paralysed):
         G.emit(log, G.EV_EFFECT_ON, i, j, w, 0, hp[j], G.E_PARALYSED)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _log_loss(log, j, amount, hp, state, effect):
     """Log HP lost to an ongoing effect (C-4, C-8.1), and the death it caused."""
     G.emit(log, G.EV_DAMAGE, -1, j, -1, amount, max(hp[j], 0), effect)
@@ -217,7 +218,7 @@ def _log_loss(log, j, amount, hp, state, effect):
         G.emit(log, G.EV_DEATH, -1, j, -1, 0, 0, effect)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1."""
     k = 0
@@ -232,7 +233,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
     return cand[bounded(s, k)]
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     """Enemies on the 8 tiles around i, read off the grid; returns how many (in cand)."""
     k = 0
@@ -249,7 +250,7 @@ def _adjacent_enemies(i, iside, px, py, grid, width, length, cand):
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _eff_range(i, w, W, px, siege, wall_col, P):
     r = W[L.W_RANGE, w]
     if siege and px[i] == wall_col and r > 1:  # C-5.4
@@ -285,7 +286,7 @@ def _nearest_enemy(s, i, iside, state, px, py, P, cand):
     return k, r, dmin
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     """C-6 [default]: the nearest free wall tile of i (ties at random) and its distance."""
     k = 0
@@ -349,7 +350,7 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     grid[nx * width + ny] = i
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege, wall_col,
           P, cand):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
@@ -374,7 +375,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, 
     _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _move_order(iside, paired):
     """C-8.3: the order in which units move; the attacker's slots come first.
 
@@ -403,7 +404,7 @@ def _move_order(iside, paired):
     return order
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand):
     """C-7.4, C-7.5: i leaves its tile for a random free tile next to a random enemy.
 
@@ -428,7 +429,7 @@ def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand
         grid[t] = i
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _clear_clouds(s, cloud, P):
     """C-8.2: each cloud is removed with chance ``CLOUD_CLEAR``."""
     for c in range(cloud.shape[0]):
@@ -436,7 +437,7 @@ def _clear_clouds(s, cloud, P):
             cloud[c] = -1
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq, log):
     """C-8.5: enemies next to a unit with fear check morale (C-2.4) or rout.
 
@@ -484,7 +485,7 @@ def _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, 
     return seq
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _most_fearsome(U, itype, cand, k):
     """The first of the k units in ``cand`` with the highest fear (for the log)."""
     best = cand[0]
@@ -494,7 +495,7 @@ def _most_fearsome(U, itype, cand, k):
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col, fort, siege,
              burning, frozen, stunned, paralysed, decaying, poison, P, dbg, seq, log):  # fmt: skip
     """C-8 steps 9 and 10: ongoing effects, regeneration, then cloud damage."""
@@ -588,7 +589,7 @@ def _settled(U, itype, state, hp, maxhp, burning, frozen, stunned, paralysed, de
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _side_counts(iside, state):
     a = 0
     b = 0
@@ -601,7 +602,7 @@ def _side_counts(iside, state):
     return a, b
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _any_weapon_flag(W, flag):
     for w in range(W.shape[1]):
         if W[L.W_FLAGS, w] & flag:
@@ -609,7 +610,7 @@ def _any_weapon_flag(W, flag):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _side_has_weapon_flag(U, W, itype, iside, side, flag):
     for i in range(itype.shape[0]):
         if iside[i] == side:
@@ -620,7 +621,7 @@ def _side_has_weapon_flag(U, W, itype, iside, side, flag):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _any_fear(U, itype):
     for i in range(itype.shape[0]):
         if U[L.U_FEAR, itype[i]] > 0:
@@ -648,7 +649,7 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, siege, wal
     return j, _cheb(px[i], py[i], px[j], py[j]) > (r + 1) // 2
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -668,7 +669,7 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     return cand[bounded(s, k_adj)], False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P,
                 hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
                 grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
@@ -947,7 +948,7 @@ def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, si
     return outcome, rounds
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
     """C-6 [default]: shuffle the unit types (and parts) among the slots of each role.
 

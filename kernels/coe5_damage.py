@@ -12,13 +12,14 @@ from numba import njit, prange
 
 from kernels import coe5_layout as L
 from kernels.coe5_dice import oed
+from kernels.jit import helper
 from kernels.rng import bounded, bounded_from, next_u64
 
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def vulnerable_to(U, t, dtype):
     """C-3 step 2 applies to fire, cold, shock and poison only."""
     if dtype != L.T_FIRE and dtype != L.T_COLD and dtype != L.T_SHOCK and dtype != L.T_POISON:
@@ -26,7 +27,7 @@ def vulnerable_to(U, t, dtype):
     return (U[L.U_VULN, t] >> dtype) & 1 == 1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def hit_damage(s, W, w, U, t, strength, wall, immobile, frozen, far):
     """Damage of one hit after C-3 steps 1-8 (0 when nothing happens).
 
@@ -46,14 +47,14 @@ _NO_TABLE = np.zeros(0, dtype=np.int16)
 ETHEREAL_DIE = np.int64(4)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def ethereal_applies(W, w, U, t):
     """C-3.9: a non-magic hit on an ethereal target does nothing 3 times in 4 (C-4.7)."""
     dtype = W[L.W_TYPE, w]
     return U[L.U_FLAGS, t] & L.UF_ETHEREAL != 0 and W[L.W_MAGIC, w] == 0 and dtype != L.T_MAGIC
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def shield_faces(W, w, U, t):
     """Faces of the C-3 step 6 shield roll (uniform 0..shield), or 0 when it is skipped.
 
@@ -104,7 +105,7 @@ def hit_damage_fast(s, W, w, U, t, strength, wall, immobile, frozen, far, table,
 RAW_CAP = 1_000_000
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def step_params(W, w, U, t, wall, immobile, frozen, far):
     """The constants of C-3 steps 2-8 for one weapon, target and situation.
 
@@ -128,7 +129,7 @@ def step_params(W, w, U, t, wall, immobile, frozen, far):
     return halve_raw, double, add, res, halve_final
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def apply_steps(total, shield_roll, halve_raw, double, add, res, halve_final):
     """C-3 steps 2-8 on a raw roll, with the constants of :func:`step_params`.
 
@@ -151,11 +152,24 @@ def apply_steps(total, shield_roll, halve_raw, double, add, res, halve_final):
     return max(total, 0)  # step 8: below 1 nothing happens
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def after_roll(total, shield_roll, W, w, U, t, wall, immobile, frozen, far):
     """C-3 steps 2-8 (and C-5.3) for a raw roll ``total`` and a step-6 ``shield_roll``."""
     halve_raw, double, add, res, halve_final = step_params(W, w, U, t, wall, immobile, frozen, far)
     return np.int64(apply_steps(total, shield_roll, halve_raw, double, add, res, halve_final))
+
+
+@njit(cache=True, error_model="numpy")
+def lane_setup(W, w, U, t, wall, immobile, frozen, far):
+    """Python's way to the lane sampler's per-hit constants (the three above are helpers).
+
+    Returns ``(shield_faces, ethereal_applies, step_params)`` for weapon w on unit t.
+    """
+    return (
+        shield_faces(W, w, U, t),
+        ethereal_applies(W, w, U, t),
+        step_params(W, w, U, t, wall, immobile, frozen, far),
+    )
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -192,7 +206,7 @@ TR_T8 = 11  # step 8: the damage done (0 when T < 1)
 N_TRACE = 12
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def hit_trace(s, W, w, U, t, strength, wall, immobile, frozen, far, out):
     """:func:`hit_damage` step by step, writing each step's value to ``out`` (TR_*).
 

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.coe5_damage import apply_steps
+from kernels.jit import helper
 from kernels.oed_lanes import lane_words, oed_chunk
 from kernels.rng import bounded
 
@@ -31,7 +32,7 @@ BLOCK = 64
 _INT16_MAX = 32767
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _hits_chunk(spare, p, faces, ethereal, steps, out):
     """Damage of ``out.shape[0]`` hits into ``out`` (int16), from one chunk's stream."""
     oed_chunk(spare, p, out)  # raw rolls T, in place; d3/d5/d9 never reach the int16 cap

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from kernels.jit import helper
 from kernels.rng import bounded, uniform
 
 #: C-1.3: a die of size 1 is a flat 1 on one side of this coin.  A typed int64,
@@ -21,7 +22,7 @@ NORMAL = 1
 HARD = 2
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def oed(s, n):
     """One open-ended roll OED(n) (C-1.1, C-1.3, C-1.4).
 
@@ -83,7 +84,7 @@ def oed_level_table(n, cap=TABLE_CAP):
     return table, levels
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def oed_inversion(s, n):
     """OED(n) for n >= 2 by inverting C-1.2's closed form with one float draw.
 
@@ -101,7 +102,7 @@ def oed_inversion(s, n):
     return m * (n - 1) + u
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def soed(s, n):
     """One semi-open-ended roll S-OED(n) (C-1.6).
 
@@ -121,7 +122,7 @@ def soed(s, n):
     return np.int64(n) + (oed(s, n) - 1) // 2
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def oed_sum(s, n, dice):
     """``dice`` independent OED(n) rolls summed (C-1.7 [default])."""
     total = np.int64(0)
@@ -130,7 +131,7 @@ def oed_sum(s, n, dice):
     return total
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def soed_sum(s, n, dice):
     """``dice`` independent S-OED(n) rolls summed (C-2.1)."""
     total = np.int64(0)
@@ -139,7 +140,7 @@ def soed_sum(s, n, dice):
     return total
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def check_roll(s, difficulty):
     """The roll of a check at ``difficulty`` (C-2.1): Easy 1d5, Normal 2d4, Hard 2d6 S-OED."""
     if difficulty == EASY:
@@ -149,13 +150,13 @@ def check_roll(s, difficulty):
     return soed_sum(s, np.int64(4), np.int64(2))
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def resists(s, mr, difficulty):
     """True when a unit with magic resistance ``mr`` resists (C-2.2: roll < MR)."""
     return check_roll(s, difficulty) < mr
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def fails_morale(s, morale, die):
     """True when a morale check fails (C-2.4 [default]: OED(die) > morale; 99 never fails)."""
     if morale >= 99:

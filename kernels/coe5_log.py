@@ -10,9 +10,8 @@ see ``log[0, H_COUNT]`` and play the battle again with a larger buffer.
 
 from __future__ import annotations
 
-from numba import njit
-
 from kernels.coe5_damage import N_TRACE
+from kernels.jit import helper
 
 # Header row: rows used, and the round and step that events are stamped with.
 H_COUNT = 0
@@ -70,7 +69,7 @@ STEP_SIEGE = 73  # C-7.3
 STEP_TUNNEL = 74  # C-7.4
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def at(log, rnd, step):
     """Stamp the events that follow with round ``rnd`` and step ``step``."""
     if log is None:
@@ -79,7 +78,7 @@ def at(log, rnd, step):
     log[0, H_STEP] = step
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def emit(log, kind, actor, target, weapon, amount, hp, info):
     """Append one event; returns its row (0 when the buffer is full or there is no log)."""
     if log is None:
@@ -101,7 +100,7 @@ def emit(log, kind, actor, target, weapon, amount, hp, info):
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def emit_tile(log, kind, actor, target, weapon, x0, y0, x1, y1):
     """Append an event with tiles: a move (from, to), a deployment or a cloud."""
     if log is None:
@@ -114,7 +113,7 @@ def emit_tile(log, kind, actor, target, weapon, x0, y0, x1, y1):
         log[k, C_Y1] = y1
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def emit_hit(log, actor, target, weapon, amount, hp, trace):
     """Append a hit with its C-3 trace (:func:`kernels.coe5_damage.hit_trace`)."""
     if log is None:
@@ -125,7 +124,7 @@ def emit_hit(log, actor, target, weapon, amount, hp, trace):
             log[k, C_TRACE + c] = trace[c]
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def emit_status(log, actor, j, before, burning, frozen, stunned, paralysed, decaying):
     """Effects of unit j that started or ended since ``before`` (E_* bits 1 << E)."""
     if log is None:
@@ -140,7 +139,7 @@ def emit_status(log, actor, j, before, burning, frozen, stunned, paralysed, deca
             emit(log, EV_EFFECT_OFF, -1, j, -1, 0, 0, e)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def status_bits(j, burning, frozen, stunned, paralysed, decaying):
     """Unit j's effects as bits ``1 << E_*``."""
     bits = 0
@@ -157,7 +156,7 @@ def status_bits(j, burning, frozen, stunned, paralysed, decaying):
     return bits
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def step(log, number):
     """Stamp the events that follow with step ``number`` of the current round."""
     if log is None:
@@ -165,7 +164,7 @@ def step(log, number):
     log[0, H_STEP] = number
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def deploy(log, itype, hp, px, py):
     """One EV_DEPLOY per unit: its type (C_X0), HP and tile (C-6)."""
     if log is None:
@@ -178,7 +177,7 @@ def deploy(log, itype, hp, px, py):
             log[k, C_Y1] = py[i]
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def clouds_gone(log, before, cloud, width):
     """One EV_CLOUD_GONE per tile whose cloud dispersed since ``before`` (C-8.2)."""
     if log is None:

@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from kernels.jit import helper
 from kernels.rng import bounded, next_u64, xoshiro_step
 
 #: Independent xoshiro256** lanes per chunk; 32 fill four AVX-512 registers.
@@ -115,7 +116,7 @@ def _fields(w, guard, bits_u, ymask, t1, t2, t3, ta, shift):
     return scaled_m, b3 | rejected
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _maxima(s, n):
     """M for one fresh OED(n) roll: how many maxima in a row (C-1.2)."""
     m = 0
@@ -124,7 +125,7 @@ def _maxima(s, n):
     return m
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _field_m(y, p):
     """M of one field, capped at CAP, or -1 when y is rejected."""
     if y >= p[_A]:
@@ -135,7 +136,7 @@ def _field_m(y, p):
     return np.int64(yy < a // n) + np.int64(yy < a // (n * n)) + np.int64(yy < a // (n * n * n))
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _replay_lane(state, spare, p, words, base):
     """Redo one lane's step in scalar code, exactly; write its WORDS words.
 
@@ -174,7 +175,7 @@ def _replay_lane(state, spare, p, words, base):
     return clipped
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _oed_steps(s0, s1, s2, s3, snap, ext, slow, spare, p, words):
     """Fill ``words`` (a multiple of WORDS * LANES) with packed OED rolls.
 
@@ -233,7 +234,7 @@ def _oed_steps(s0, s1, s2, s3, snap, ext, slow, spare, p, words):
     return clipped
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def seed_lanes(spare):
     """Lane states (4, LANES) from the next ``4 * LANES`` words of ``spare``."""
     lanes = np.empty((4, LANES), dtype=np.uint64)
@@ -245,7 +246,7 @@ def seed_lanes(spare):
     return lanes
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def oed_chunk(spare, p, out):
     """All rolls of one chunk into ``out`` (int16); ``spare`` is the chunk's own stream.
 
@@ -265,7 +266,7 @@ def oed_chunk(spare, p, out):
     return clipped
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def lane_words(spare, out):
     """Fill ``out`` with raw words from lanes seeded by ``spare`` (vectorised)."""
     lanes = seed_lanes(spare)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from kernels.jit import helper
+
 _U1 = np.uint64(1)
 _U5 = np.uint64(5)
 _U9 = np.uint64(9)
@@ -26,12 +28,12 @@ _TWO32 = np.uint64(1 << 32)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def xoshiro_step(s0, s1, s2, s3):
     """One xoshiro256** step on a state held in four scalars.
 
@@ -48,14 +50,14 @@ def xoshiro_step(s0, s1, s2, s3):
     return result, s0, s1, s2, _rotl(s3, 45)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def next_u64(s):
     """Advance the xoshiro256** state ``s`` (uint64[4]) and return one 64-bit word."""
     result, s[0], s[1], s[2], s[3] = xoshiro_step(s[0], s[1], s[2], s[3])
     return result
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def bounded(s, n):
     """Unbiased integer in ``[0, n)`` for ``1 <= n <= 2**32`` (Lemire's method).
 
@@ -66,7 +68,7 @@ def bounded(s, n):
     return bounded_from(s, next_u64(s) >> _U32, n)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def bounded_from(s, x32, n):
     """Unbiased integer in ``[0, n)`` from a given 32-bit value ``x32``.
 
@@ -92,7 +94,7 @@ _U30 = np.uint64(30)
 _U31 = np.uint64(31)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _mix64(z):
     """SplitMix64's finaliser: a bijection of 64-bit words that scatters every bit."""
     z = (z ^ (z >> _U30)) * _MIX1
@@ -100,7 +102,7 @@ def _mix64(z):
     return z ^ (z >> _U31)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def seed_trial(key, trial, s):
     """Set ``s`` (uint64[4]) to the stream of trial ``trial`` under ``key`` (uint64[4]).
 
@@ -117,13 +119,13 @@ def seed_trial(key, trial, s):
         s[0] = _U1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def uniform(s):
     """A float64 uniform on ``[0, 1)`` with 53 random bits."""
     return np.float64(next_u64(s) >> _U11) * _INV53
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def chance(s, p):
     """True with probability ``p`` (a float in [0, 1])."""
     return uniform(s) < p

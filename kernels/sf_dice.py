@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from kernels.jit import helper
 from kernels.rng import bounded
 
 # Outcome codes of one check, ordered from worst to best.
@@ -19,14 +19,14 @@ N_OUTCOMES = 6
 FACES_2D6 = np.int64(36)  # a typed constant: one compile of bounded (issue 13)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def roll_2d6(s):
     """The natural 2d6 sum, from one bounded draw of the 36 ordered faces."""
     r = bounded(s, FACES_2D6)
     return (r // 6) + (r % 6) + 2
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def classify(natural, total, target):
     """Outcome code of a check with 2d6 result ``natural`` and ``total`` (S-1.1)."""
     made = total >= target
@@ -37,14 +37,14 @@ def classify(natural, total, target):
     return SUCCESS if made else FAILURE
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def check(s, modifier, target):
     """Roll one S-1.1 check and return its outcome code."""
     natural = roll_2d6(s)
     return classify(natural, natural + modifier, target)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def succeeded(code):
     """True for the outcome codes that count as a success."""
     return code >= SUCCESS

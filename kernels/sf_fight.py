@@ -38,6 +38,7 @@ from numba import njit, prange
 from kernels import sf_layout as F
 from kernels import sf_log as G
 from kernels.borrow import borrowed
+from kernels.jit import helper
 from kernels.rng import bounded, chance, seed_trial
 from kernels.sf_dice import check, succeeded
 from kernels.sf_dice import roll_2d6 as roll2d6
@@ -92,7 +93,7 @@ D6 = np.int64(6)  # faces of a d6
 TIE = np.int64(4096)  # the random tie-break in an initiative key
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def d6_sum(s, n):
     t = 0
     for _ in range(n):
@@ -100,13 +101,13 @@ def d6_sum(s, n):
     return t
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def check_ok(s, value, target):
     """One S-1.1 check (2d6 + value >= target, naturals 12 and 2 decide): True if made."""
     return succeeded(check(s, value, target))
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def opposed(s, hit_value, evade_value, clash):
     """S-1.2: returns (hit, dramatic, attacker fumble, defender dramatic, defender fumble).
 
@@ -136,7 +137,7 @@ def opposed(s, hit_value, evade_value, clash):
 
 
 # -- who stands where (S-6, S-9) -------------------------------------------------------------
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def count_at(C, S, side, line, end):
     """Standing characters of ``side`` on ``line`` at ``end`` (-1: any line or end)."""
     k = 0
@@ -147,7 +148,7 @@ def count_at(C, S, side, line, end):
     return k
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def exists_at(C, S, side, line, end):
     """Whether a standing character of ``side`` stands on ``line`` at ``end`` (-1: any);
     stops at the first one (the fight loop asks this often)."""
@@ -158,7 +159,7 @@ def exists_at(C, S, side, line, end):
     return False
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def pick_at(s, C, S, side, line, end, cand):
     """A random standing character of ``side`` on ``line`` at ``end`` (-1: any), or -1."""
     k = np.int64(0)  # typed, not a literal: one compile of bounded
@@ -172,7 +173,7 @@ def pick_at(s, C, S, side, line, end, cand):
     return cand[bounded(s, k)]
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def contact(C, S, B, end):
     """S-6 [default]: an engage area exists at ``end`` only while both sides have a
     standing front-liner there (on the open battlefield everyone is engaged)."""
@@ -183,7 +184,7 @@ def contact(C, S, B, end):
     return exists_at(C, S, ZERO, FRONT, end) and exists_at(C, S, ONE, FRONT, end)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def engaged(C, S, B, i):
     """``i`` stands in an engage area (S-6)."""
     if B[F.B_OPEN] != 0:
@@ -191,7 +192,7 @@ def engaged(C, S, B, i):
     return S[S_LINE, i] == 0 and contact(C, S, B, S[S_END, i])
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def pinched(C, S, B, side):
     """S-9 corridor: ``side`` is attacked from both ends and reduced to front-liners."""
     if B[F.B_PINCER_SIDE] != side:
@@ -201,13 +202,13 @@ def pinched(C, S, B, side):
             and count_at(C, S, foe, ANY, ONE) > 0)  # fmt: skip
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def in_surprise(C, S, i):
     """S-8: surprised and has not acted yet."""
     return C[F.SURPRISED, i] != 0 and S[S_ACTED, i] == 0
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def surprise_pen(C, S, target, attacker):
     """S-8: -2 to evades and saves of a surprised character that has not acted yet,
     against characters that are not surprised (``attacker`` -1: none)."""
@@ -216,21 +217,21 @@ def surprise_pen(C, S, target, attacker):
     return 0
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def ship_pen(C, B, i):
     """S-9 ship deck: -2 unless used to ships."""
     return SHIP_PENALTY if B[F.B_SHIP] != 0 and C[F.SHIPS, i] == 0 else 0
 
 
 # -- one attack (S-2, S-3, S-4) -------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@helper
 def _fall(S, j, seq):
     if S[S_STATUS, j] == F.STANDING:
         S[S_GONE_SEQ, j] = seq
     S[S_STATUS, j] = F.OVERBOARD
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     """Add injury or fatigue to j and make the S-4 checks.  Returns True if j went down."""
     if S[S_STATUS, j] != F.STANDING or dmg <= 0:
@@ -268,7 +269,7 @@ def apply_damage(s, C, S, Q, j, dmg, kind, save_mod, seq):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def attack_values(C, S, B, Q, i, j, ranged, pinch):
     """Hit value, evade value, dice, bonus, damage type and kind of i's attack on j (S-2).
 
@@ -300,7 +301,7 @@ def attack_values(C, S, B, Q, i, j, ranged, pinch):
     return hit_v, eva_v, n_dice, bonus, dtype, kind
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble):
     """Damage of a hit on j (S-2, S-3): dice doubled on a dramatic success, armour
     ignored on a defender fumble, never below 0, pierce doubled after armour."""
@@ -314,7 +315,7 @@ def roll_damage(s, C, j, n_dice, bonus, dtype, dramatic, dfumble):
     return dmg
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq, log):
     """One attack of i on j (S-2, S-3).  Returns (damage dealt, a, d) where a/d
     flag an attacker fumble and a defender dramatic melee evade (for S-5).
@@ -371,7 +372,7 @@ def weapon_hit(s, C, S, B, Q, E, i, j, ranged, seq, log):
 
 
 # -- opportunity attacks (S-5) -----------------------------------------------------------------
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def can_opportunity(C, S, B, by, rnd, touching):
     """``by`` may make an opportunity attack now: standing, armed for melee, in the
     engage area (or ``touching`` its victim in melee), none yet this round, and not
@@ -383,7 +384,7 @@ def can_opportunity(C, S, B, by, rnd, touching):
     return touching or engaged(C, S, B, by)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, log):
     """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one."""
     if S[S_STATUS, on] != F.STANDING or not can_opportunity(C, S, B, by, rnd, touching):
@@ -396,7 +397,7 @@ def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, log):
     return dealt
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _free_opportunists(C, S, B, side, on, rnd, pool):
     """Characters of ``side`` that may make an opportunity attack on ``on`` from its
     engage area (S-5), into ``pool``; returns how many."""
@@ -412,7 +413,7 @@ def _free_opportunists(C, S, B, side, on, rnd, pool):
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_side, log):
     """After a fumble or a dramatic melee evade, side ``foe`` attacks ``on``, up to
     Q_SPECIAL_OPP attacks (S-5 [default] 1).  ``by`` (-1: none) strikes first: the
@@ -435,7 +436,7 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
 
 
 # -- friendly fire (S-6) -------------------------------------------------------------------------
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def pick_among(s, m):
     """S-6: one d6 picks one of m <= 6 (odd/even, pairs of faces, or one face each)."""
     if m <= 1:
@@ -450,7 +451,7 @@ def pick_among(s, m):
     return face - 1
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def friendly_fire_pick(s, n, six):
     """S-6: index in 0..n-1 of the engaged character a shot into the melee hits.
 
@@ -474,7 +475,7 @@ def friendly_fire_pick(s, n, six):
     return offset + pick_among(s, size)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
     """Standing characters in the engage area at ``end`` but the shooter, listed
     alternately enemy and ally of the shooter, enemies first (S-6 [default]
@@ -506,7 +507,7 @@ def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
 
 
 # -- magic (S-7) ---------------------------------------------------------------------------------
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def in_area(C, S, B, Q, i, j, area, line, end):
     """S-7: ``j`` stands inside the circle ``area`` that ``i`` casts at the enemy ``line``
     (-1: the whole side) at ``end`` (-1: every end)."""
@@ -523,7 +524,7 @@ def in_area(C, S, B, Q, i, j, area, line, end):
     return inside
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _area_score(C, S, B, Q, i, area, line, end):
     """Enemies minus allies (the caster included) standing inside the area."""
     score = 0
@@ -533,7 +534,7 @@ def _area_score(C, S, B, Q, i, area, line, end):
     return score
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def choose_area(C, S, B, Q, i):
     """The policy's aim for i's spell (S-7): (worth casting, line, end).
 
@@ -556,7 +557,7 @@ def choose_area(C, S, B, Q, i):
     return best > 0, best_line, best_end
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
     """Cast i's spell at the area (``line``, ``end``) of :func:`choose_area` (S-7),
     after the opportunity attacks it provokes (S-5)."""
@@ -632,7 +633,7 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
 
 
 # -- lines, shots and cover (S-6, S-9) -------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
+@helper
 def _fill_front(s, C, S, B, side, cand):
     """Keep the front line manned (S-9 caps per side and end): back-liners with a melee
     weapon step up where the front is empty, pure melee fighters up to the cap.  A
@@ -677,7 +678,7 @@ def _fill_front(s, C, S, B, side, cand):
             front += 1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _contact_end(s, C, S, B, i):
     """The end of an engage area a shooter in the back line can shoot into, or -1; a
     pinched side's back line sits between its two ends and picks one at random."""
@@ -690,7 +691,7 @@ def _contact_end(s, C, S, B, i):
     return S[S_END, i] if contact(C, S, B, S[S_END, i]) else -1
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def shot_plan(s, C, S, B, Q, i, cand):
     """What i's shot would be (S-6, S-9): returns (plan, end)."""
     foe = 1 - C[F.SIDE, i]
@@ -717,7 +718,7 @@ def shot_plan(s, C, S, B, Q, i, cand):
     return SHOT_NONE, -1  # S-6 [default]: no engage area, and no line of fire
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _uncontacted_front(C, S, B, i, cand):
     """Enemy front-liners without an engage area, that reach i's back line, into
     ``cand``; returns how many."""
@@ -735,7 +736,7 @@ def _uncontacted_front(C, S, B, i, cand):
     return k
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _ranged_threat(C, S, foe):
     """Side ``foe`` has a standing shooter with ammunition or a caster."""
     for j in range(C.shape[1]):
@@ -745,7 +746,7 @@ def _ranged_threat(C, S, foe):
     return False
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _line_user(C, S, side):
     """Side ``side`` has a standing back-line shooter with ammunition."""
     for j in range(C.shape[1]):
@@ -755,7 +756,7 @@ def _line_user(C, S, side):
     return False
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def cover_plan(C, S, B, Q, i):
     """The policy's take-cover action for i (S-6, S-8): 0 none, 1 hide behind cover,
     2 remove the secured line of fire."""
@@ -776,7 +777,7 @@ def cover_plan(C, S, B, Q, i):
     return 0
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _melee_target(s, C, S, B, i, cand):
     """S-6: an enemy front-liner at i's end, else (no contact) the enemy back line."""
     foe = 1 - C[F.SIDE, i]
@@ -791,7 +792,7 @@ def _melee_target(s, C, S, B, i, cand):
     return pick_at(s, C, S, foe, ANY, ANY, cand)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def _initiative_roll(s, Q):
     """S-8 [default]: the dice of an initiative roll, 2d6 unless ``Q_INIT_DICE`` says otherwise."""
     n = np.int64(Q[F.Q_INIT_DICE])
@@ -800,7 +801,7 @@ def _initiative_roll(s, Q):
     return d6_sum(s, n)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def coup_de_grace(s, C, S, B, i, cand):
     """S-4 (``Policy.coup_de_grace``): with no standing enemy front-liner at its end,
     front-liner ``i`` strikes a fainted enemy front-liner there a finishing blow, which
@@ -827,7 +828,7 @@ def coup_de_grace(s, C, S, B, i, cand):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies, log):
     """Make i's shot (S-6): find the target, spend the ammunition, resolve the attack."""
     side = C[F.SIDE, i]
@@ -859,7 +860,7 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies,
         special_opportunity(s, C, S, B, Q, E, NOBODY, foe, i, rnd, seq, targets, YES, log)
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log):
     """Play one fight; returns (outcome 0 A / 1 B / 2 draw, rounds).
 
@@ -1020,7 +1021,7 @@ def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, 
     return 2, B[F.B_MAX_ROUNDS]
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def _step_up(C, S, B, i):
     """A back-liner with a melee weapon steps up to a front line with room (S-9 caps)."""
     side = C[F.SIDE, i]

@@ -8,7 +8,7 @@ columns whose row 0 is a header (rows used, current round).
 
 from __future__ import annotations
 
-from numba import njit
+from kernels.jit import helper
 
 H_COUNT = 0
 H_ROUND = 1
@@ -62,7 +62,7 @@ A_MELEE = 8  # S-2
 A_STEP_UP = 9  # S-6: step up to the front line
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def at(log, rnd):
     """Stamp the events that follow with round ``rnd``."""
     if log is None:
@@ -70,7 +70,7 @@ def at(log, rnd):
     log[0, H_ROUND] = rnd
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def emit(log, kind, actor, target, action, value):
     """Append one event; returns its row (0 when the buffer is full or there is no log)."""
     if log is None:
@@ -89,7 +89,7 @@ def emit(log, kind, actor, target, action, value):
     return k
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def set_col(log, k, col, value):
     """Fill in column ``col`` of event row ``k`` (no-op for a dropped row)."""
     if log is None:
@@ -98,7 +98,7 @@ def set_col(log, k, col, value):
         log[k, col] = value
 
 
-@njit(cache=True, error_model="numpy")
+@helper
 def changes(log, before, S, status, line, end, cover):
     """Events for what changed in the state ``S`` since ``before`` (then ``before = S``).
 

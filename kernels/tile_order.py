@@ -12,7 +12,8 @@ instead, without listing them.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from kernels.jit import helper
 
 #: ``rth_smallest`` ranks up to this many values by counting, more by selection.
 SMALL = 16
@@ -21,7 +22,7 @@ SMALL = 16
 UNIT_BITS = np.int64((1 << 20) - 1)
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def tile_key(x, y, j):
     """Unit j on tile (x, y) as a number that orders units by tile (column, then row).
 
@@ -31,7 +32,7 @@ def tile_key(x, y, j):
     return (x << 40) | (y << 20) | j
 
 
-@njit(cache=True, forceinline=True, error_model="numpy")
+@helper(forceinline=True)
 def rth_smallest(a, k, r):
     """The ``r``-th smallest (from 0) of the distinct values ``a[:k]``.
 

@@ -240,12 +240,14 @@ def test_attack_order_is_a_sort_with_equal_keys_by_index(tie_bits):
     # ties most keys collide, and they go by index, as in the reference's stable
     # argsort (Numba's mergesort, compiled here as the reference compiles it).
     from kernels.coe5_battle import _attack_order
+    from kernels.jit import from_python
 
+    attack_order = from_python(_attack_order)
     rng = np.random.default_rng(5)
     for m in (0, 1, 2, 15, 16, 17, 150, 400):
         key = _attack_keys(rng, m + 3, tie_bits)  # the array outlives the m attacks
         scratch = np.empty((6, key.shape[0] + 1), np.int64)
-        got = _attack_order.py_func(key, m, scratch)[:m]
+        got = attack_order(key, m, scratch)[:m]
         np.testing.assert_array_equal(got, np.argsort(key[:m], kind="stable"))
         np.testing.assert_array_equal(got, _reference_order(key[:m].copy()))
 

@@ -136,8 +136,10 @@ def test_step7_division_is_exact_over_its_range():
     # apply_steps divides by 100 with a multiply-shift; it must equal floor
     # division for every product it can meet (q <= 2e8), checked on a grid.
     from kernels.coe5_damage import apply_steps
+    from kernels.jit import from_python
 
+    steps = from_python(apply_steps)
     for res in (1, 30, 50, 99, 100):
         for total in [*range(5000), RAW_CAP // 3, 2 * RAW_CAP - 1, 2 * RAW_CAP]:
             q = total * (100 - res)
-            assert apply_steps(total, 0, False, 0, 0, res, False) == q // 100, (total, res)
+            assert steps(total, 0, False, 0, 0, res, False) == q // 100, (total, res)

@@ -12,14 +12,19 @@ import numpy as np
 import pytest
 
 import montecarlo as mc
-from kernels.coe5_damage import N_TRACE, TR_T8, hit_damage, hit_trace
+from kernels import coe5_damage
+from kernels.coe5_damage import N_TRACE, TR_T8
 from kernels.coe5_log import EV_DEATH, EV_ROUT
+from kernels.jit import from_python
 from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.packing import pack
 from montecarlo.coe5.replay import OUTCOMES, _packed, play_logged, replay
 from montecarlo.coe5.units import Unit, Weapon, load_units
 from montecarlo.errors import InputError
 from montecarlo.seeding import resolve_seed
+
+hit_damage = from_python(coe5_damage.hit_damage)
+hit_trace = from_python(coe5_damage.hit_trace)
 
 ROSTER = load_units()
 SPORE = Unit(

@@ -13,10 +13,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels.coe5_battle import _rth_in_box, count_table
-from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
+from kernels import coe5_battle, tile_order
+from kernels.jit import from_python
+from kernels.tile_order import UNIT_BITS
 from montecarlo.coe5.battlefield import MAX_SIDE, deploy, parse_army
 from montecarlo.errors import InputError
+
+# Helpers, called here through jitted twins.
+rth_smallest = from_python(tile_order.rth_smallest)
+tile_key = from_python(tile_order.tile_key)
+_rth_in_box = from_python(coe5_battle._rth_in_box)
+count_table = from_python(coe5_battle.count_table)
 
 
 def test_rth_smallest_is_the_rth_of_the_sorted_values():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.coe5_damage import ethereal_applies, sample_hits, shield_faces, step_params
+from kernels.coe5_damage import lane_setup, sample_hits
 from kernels.coe5_damage_lanes import sample_hits_lanes
 from kernels.coe5_dice import oed_level_table
 from kernels.oed_lanes import oed_lane_params
@@ -206,9 +206,7 @@ def _hit_sampler(weapon: Weapon, target: Unit, situation: Situation):
     spot = (situation.on_wall, situation.immobile, situation.frozen, situation.far_code)
     lanes = oed_lane_params(size) if weapon.type != "paralysis" else np.empty(0, np.uint64)
     if lanes.size:  # d3/d5/d9 after strength: the vectorised lane sampler
-        faces = shield_faces(packed.W, 0, packed.U, 1)
-        ethereal = ethereal_applies(packed.W, 0, packed.U, 1)
-        steps = step_params(packed.W, 0, packed.U, 1, *spot)
+        faces, ethereal, steps = lane_setup(packed.W, 0, packed.U, 1, *spot)
     args = (packed.W, 0, packed.U, 1, situation.strength, *spot, table, levels)
 
     def fill(states: np.ndarray, chunk: int, out: np.ndarray) -> None:

@@ -1,0 +1,76 @@
+"""Helpers: kernel functions that only other kernel functions call.
+
+Numba compiles two wrappers around every ``@njit`` function besides its
+native code: a CPython wrapper, which unboxes Python arguments so that
+Python can call it, and a C wrapper for first-class function values.  A
+helper called only from jitted code needs neither, yet a cold battle
+kernel compiled both for each of its sixty-odd helpers: about a quarter of
+their compile time, some 2 s on the 2-core development machine (issue 13).
+:func:`helper` compiles without them.
+
+Calling such a function from Python would jump to a wrapper that does not
+exist, so a helper is a :class:`Helper` dispatcher whose Python call raises
+a ``TypeError`` instead.  Tests that exercise a helper directly call it
+through :func:`from_python`.  Under ``NUMBA_DISABLE_JIT=1`` a helper is the
+plain Python function, as with ``njit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from numba import config, njit
+from numba.core.registry import CPUDispatcher
+
+
+class Helper(CPUDispatcher):
+    """A dispatcher compiled without a Python entry point: jitted callers only."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
+        raise TypeError(
+            f"{name} is a kernel helper, compiled without a Python entry point: call it "
+            "from jitted code, or through kernels.jit.from_python"
+        )
+
+
+def helper(func: Callable | None = None, /, **options: Any) -> Any:
+    """``@helper`` or ``@helper(forceinline=True)``: ``njit(cache=True, error_model="numpy")``
+    for a function that only jitted code calls, without the wrappers Python would need.
+
+    ``options`` are Numba's (``forceinline``, ``fastmath``, ...).  The result is
+    cached on disk like any ``cache=True`` function.
+    """
+
+    def decorate(func: Callable) -> Any:
+        if config.DISABLE_JIT:
+            return func
+        targetoptions = {
+            "nopython": True,
+            "boundscheck": None,
+            "error_model": "numpy",
+            **options,
+            "no_cpython_wrapper": True,
+            "no_cfunc_wrapper": True,
+        }
+        dispatcher = Helper(py_func=func, locals={}, targetoptions=targetoptions)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate if func is None else decorate(func)
+
+
+def from_python(function: Any) -> Callable:
+    """A Python-callable twin of a helper: a jitted function that calls it (not cached).
+
+    For tests and exploration; each twin compiles on first call in each process.
+    """
+    if not isinstance(function, Helper):
+        return function  # already callable: an njit entry point, or plain Python
+
+    @njit(error_model="numpy")
+    def call(*args):  # pragma: no cover - compiled
+        return function(*args)
+
+    return call
