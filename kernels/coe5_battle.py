@@ -1,9 +1,9 @@
 """One whole CoE5 battle on the grid (RULES.md C-6 to C-9), and its chunk driver.
 
-``play_battle`` plays one battle from packed unit tables and a random stream;
-``run_chunks`` plays a range of chunks of battles (releasing the GIL, so the
-caller runs chunks on a thread pool) and aggregates outcome counts and
-histograms per chunk, so memory stays bounded for any trial count.
+``run_chunks`` plays a range of chunks of battles from packed unit tables,
+one random stream per battle (releasing the GIL, so the caller runs chunks
+on a thread pool), and aggregates outcome counts and histograms per chunk,
+so memory stays bounded for any trial count.
 Per-trial arrays are filled only when ``keep`` is set, and the per-unit debug
 record (used by the invariant tests) only when ``debug`` is set.
 
@@ -652,7 +652,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
-    ``qgrid`` (see :func:`play_battle`); only the occupancy ``grid`` it steps
+    ``qgrid`` (see :func:`_work_arrays`); only the occupancy ``grid`` it steps
     on is live, so earlier movers keep their tiles.  ``table`` is the
     summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
@@ -935,326 +935,6 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     return cand[bounded(s, k_adj)], NEAR
 
 
-@njit(inline="always", error_model="numpy")
-def play_battle(s, U, W, itype, iside, sx, sy, width, length, wall_col, fort, siege, P, work):
-    """Play one battle; returns ``(outcome, rounds)``.  Final state is left in the arrays.
-
-    ``work`` is the tuple of per-unit and per-tile arrays the battle plays in
-    (:func:`run_chunks` allocates them once per call): ``hp, maxhp, px, py,
-    state``, the effect counters ``burning .. poison``, the occupancy ``grid``
-    and ``cloud`` tiles, ``last_fire``, the attack list ``atk_*``, ``cand``,
-    ``dealt``, ``dbg``, ``field`` and ``qx, qy, qgrid``.  ``field`` holds the
-    two sides' summed-area tables (:func:`count_table`), shape
-    (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest enemies by
-    scanning the units.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the
-    positions that movers choose from (C-8.3).
-
-    Numba inlines it into :func:`run_chunks` before typing (``inline="always"``),
-    so the battle compiles once, not once here and again there: about 2 s of a
-    cold start.  The arrays travel as one tuple because CPython compiles a call
-    of more than 30 arguments to ``CALL_FUNCTION_EX``, which Numba cannot inline.
-
-    Inlined, this body's :func:`~kernels.borrow.borrowed` views are views of the
-    caller's own variables, and the call no longer holds them: the caller must
-    use every array it passes again after the call, or Numba frees it at the
-    call while the battle still reads it through the view.  ``run_chunks`` calls
-    it in its trial loop, so each array is used again on the next pass and freed
-    only after the loop (the same allocations and frees as a called battle).
-    Inlining ``play_fight`` broke this rule: ``replay_fight`` passes arrays it
-    never uses again, and the replays drew from a freed stream.
-    """
-    (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
-     grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-     dbg, field, qx, qy, qgrid) = work  # fmt: skip
-    # Uncounted views of the arrays (kernels/borrow.py); the caller's arrays outlive this call.
-    s = borrowed(s)
-    U = borrowed(U)
-    W = borrowed(W)
-    itype = borrowed(itype)
-    iside = borrowed(iside)
-    sx = borrowed(sx)
-    sy = borrowed(sy)
-    P = borrowed(P)
-    hp = borrowed(hp)
-    maxhp = borrowed(maxhp)
-    px = borrowed(px)
-    py = borrowed(py)
-    state = borrowed(state)
-    burning = borrowed(burning)
-    frozen = borrowed(frozen)
-    stunned = borrowed(stunned)
-    paralysed = borrowed(paralysed)
-    decaying = borrowed(decaying)
-    poison = borrowed(poison)
-    grid = borrowed(grid)
-    cloud = borrowed(cloud)
-    last_fire = borrowed(last_fire)
-    atk_unit = borrowed(atk_unit)
-    atk_w = borrowed(atk_w)
-    atk_slot = borrowed(atk_slot)
-    atk_key = borrowed(atk_key)
-    cand = borrowed(cand)
-    dealt = borrowed(dealt)
-    dbg = borrowed(dbg)
-    field = borrowed(field)
-    qx = borrowed(qx)
-    qy = borrowed(qy)
-    qgrid = borrowed(qgrid)
-    n = itype.shape[0]
-    grid[:] = -1
-    cloud[:] = -1
-    dealt[:] = 0
-    for i in range(n):
-        t = itype[i]
-        hp[i] = U[L.U_HP, t]
-        maxhp[i] = hp[i]
-        px[i] = sx[i]
-        py[i] = sy[i]
-        state[i] = ALIVE
-        burning[i] = 0
-        frozen[i] = 0
-        stunned[i] = 0
-        paralysed[i] = 0
-        decaying[i] = 1 if U[L.U_FLAGS, t] & L.UF_DECAY else 0
-        poison[i] = 0
-        grid[sx[i] * width + sy[i]] = i
-        last_fire[i, :] = -(1 << 40)
-        dbg[i, D_HP] = 0
-        dbg[i, D_STATE] = ALIVE
-        dbg[i, D_GONE_SEQ] = -1
-        dbg[i, D_LAST_ACT_SEQ] = -1
-        dbg[i, D_MAX_HP_SEEN] = hp[i]
-    seq = 0
-    fatigue_start = np.int64(P[R.FATIGUE_START])
-    if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
-        fatigue_start = max(100, 100 + n)
-    max_rounds = np.int64(P[R.MAX_ROUNDS])
-    # Battles without clouds or fear skip those steps' loops entirely.
-    clouds = _any_weapon_flag(W, L.F_CLOUD)
-    fear = _any_fear(U, itype)
-    # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (run_chunks); below
-    # that, scanning the units is cheaper, with the same result.
-    use_field = field.shape[1] > 0
-    no_field = field[0, :0]
-    movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
-    snapshot = P[R.SIMULTANEOUS_MOVES] != 0
-    if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
-        qx = px
-        qy = py
-        qgrid = grid
-    fast = _any_unit_flag(U, itype, L.UF_FAST)
-    early = P[R.TARGET_AT_ORDER] != 0
-    atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
-    atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
-    sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
-    # stale[e]: side e's table no longer matches the positions movers choose from.
-    # With simultaneous moves a side's moves during a sweep only mark it
-    # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
-    stale = np.ones(2, np.bool_)
-    moved = np.zeros(2, np.bool_)
-    mark = moved if snapshot else stale
-
-    # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
-    for phase in range(2):
-        flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
-        for i in range(n):
-            if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
-                continue
-            ti = itype[i]
-            for k in range(U[L.U_NW, ti]):
-                w = U[L.U_W0, ti] + k
-                if W[L.W_FLAGS, w] & flag:
-                    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width,
-                                      length, cand)  # fmt: skip
-                    if j >= 0:
-                        seq += 1
-                        _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
-                                cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
-
-    if siege and _side_has_weapon_flag(U, W, itype, iside, ZERO, L.F_SIEGE):
-        # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
-        # shots and reload; [default] a bombardment at any distance, then steps 9-10.
-        hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
-        lo = 0 if P[R.BOMBARD] != 0 else 2
-        for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
-            for i in range(n):
-                if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
-                    continue
-                ti = itype[i]
-                for k in range(U[L.U_NW, ti]):
-                    w = U[L.U_W0, ti] + k
-                    if not W[L.W_FLAGS, w] & L.F_SIEGE:
-                        continue
-                    for _ in range(W[L.W_SHOTS, w]):
-                        j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
-                                              py, grid, width, length, siege, wall_col,
-                                              last_fire, P, cand)  # fmt: skip
-                        if j >= 0:
-                            seq += 1
-                            _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid,
-                                    cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
-            seq += 1
-            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
-                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq)  # fmt: skip
-    if siege:
-        # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
-        tunnellers = np.int64(P[R.TUNNELLERS])
-        for i in range(n):
-            if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
-                if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
-                    _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand)
-
-    outcome = DRAW
-    rounds = 0
-    a, b = _side_counts(iside, state)
-    rnd = ONE
-    timed_out = False
-    while a > 0 and b > 0:
-        if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
-            timed_out = True
-            break
-        # 1. battle fatigue: magic damage ignoring armour and shields
-        seq += 1
-        if rnd >= fatigue_start:
-            for i in range(n):
-                _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
-        # 2. clouds disperse
-        if clouds:
-            _clear_clouds(s, cloud, P)
-        # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
-        # C-8.3 [default] simultaneous moves: every unit chooses from where the
-        # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
-        # built from them); only the occupancy ``grid`` it steps on is live.
-        stale[:] = True  # deaths and routs since the last movement
-        for sweep in range(2):
-            if sweep == 1 and not fast:
-                break  # the second sweep moves fast units only (and draws nothing else)
-            if snapshot:
-                _copy(qx, px)
-                _copy(qy, py)
-                if use_field:
-                    _copy(qgrid, grid)
-                    for side in range(2):
-                        stale[side] = stale[side] or moved[side]
-                    moved[:] = False
-            for i in movers:
-                if state[i] != ALIVE or stunned[i] or paralysed[i]:
-                    continue
-                fl = U[L.U_FLAGS, itype[i]]
-                if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
-                    continue
-                if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
-                    if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
-                        _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
-                                               cand)  # fmt: skip
-                        mark[iside[i]] = True
-                e = 1 - iside[i]
-                if use_field and stale[e]:  # the enemies moved, died or routed since
-                    count_table(e, iside, state, qx, qy, width, length, field[e])
-                    stale[e] = False
-                x0 = px[i]
-                y0 = py[i]
-                _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
-                      length, siege, wall_col, field[e] if use_field else no_field, P,
-                      cand)  # fmt: skip
-                if px[i] != x0 or py[i] != y0:
-                    mark[iside[i]] = True
-        # 5. fear
-        if fear:
-            seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg, seq)
-        # 6-7. attack order: wands first, then initiative, ties at random
-        m = 0
-        for i in range(n):
-            if state[i] != ALIVE or stunned[i] or paralysed[i]:
-                continue
-            ti = itype[i]
-            for k in range(U[L.U_NW, ti]):
-                w = U[L.U_W0, ti] + k
-                if W[L.W_FLAGS, w] & L.F_PREBATTLE:
-                    continue
-                wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
-                for _ in range(W[L.W_SHOTS, w]):
-                    atk_unit[m] = i
-                    atk_w[m] = w
-                    atk_slot[m] = k
-                    tie = np.int64(next_u64(s) & _MASK32)
-                    atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
-                    if early:  # C-8.6 target_draw="order": the target is drawn now
-                        atk_target[m], atk_far[m] = _pick_target(
-                            s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
-                            siege, wall_col, last_fire, P, cand,
-                        )  # fmt: skip
-                    m += 1
-        order = _attack_order(atk_key, np.int64(m), sort_scratch)
-        # 8. attacks
-        for q in range(m):
-            e = order[q]
-            i = atk_unit[e]
-            if state[i] != ALIVE or stunned[i] or paralysed[i]:
-                continue  # killed, routed or stunned before its attack came
-            w = atk_w[e]
-            if early:
-                j = atk_target[e]
-                far = atk_far[e]
-                if j >= 0 and state[j] != ALIVE:
-                    continue  # C-8.6 target_draw="order": the target is gone, the attack lost
-            else:  # C-8.6 [default]: the target is drawn when the attack is made
-                j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
-                                      grid, width, length, siege, wall_col, last_fire, P,
-                                      cand)  # fmt: skip
-            if j < 0:
-                continue  # nobody in reach: the attack is lost
-            seq += 1
-            _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
-                    wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
-                    dealt, P, dbg, seq)  # fmt: skip
-        # 9-10. ongoing effects and clouds (a settled battle skips the call)
-        seq += 1
-        if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
-                                  paralysed, decaying, poison):  # fmt: skip
-            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
-                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                     seq)  # fmt: skip
-        a, b = _side_counts(iside, state)
-        rounds = rnd
-        rnd += 1
-    # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
-    extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
-    for _ in range(extra):
-        if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
-                                   paralysed, decaying, poison):  # fmt: skip
-            break
-        seq += 1
-        if clouds:
-            _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
-        _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
-                 fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
-                 seq)  # fmt: skip
-    a, b = _side_counts(iside, state)
-    if timed_out:
-        outcome = DRAW
-    elif a > 0 and b == 0:
-        outcome = ATTACKER_WINS
-    elif b > 0 and a == 0:
-        outcome = DEFENDER_WINS
-    else:
-        outcome = DRAW
-    for i in range(n):
-        dbg[i, D_HP] = hp[i]
-        dbg[i, D_STATE] = state[i]
-        dbg[i, D_TYPE] = itype[i]
-        dbg[i, D_X] = px[i]
-        dbg[i, D_Y] = py[i]
-        dbg[i, D_STATUS] = (
-            S_BURNING * (burning[i] != 0) + S_FROZEN * (frozen[i] != 0)
-            + S_STUNNED * (stunned[i] != 0) + S_PARALYSED * (paralysed[i] != 0)
-        )  # fmt: skip
-    return outcome, rounds
-
-
 @helper
 def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
     """C-6 [default]: shuffle the unit types (and parts) among the slots of each role.
@@ -1274,9 +954,54 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
             bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
 
 
+@helper
+def _work_arrays(n, width, length, max_weapons, max_attacks):
+    """The per-unit and per-tile arrays a battle plays in, allocated once per kernel call.
+
+    ``hp, maxhp, px, py, state``, the effect counters ``burning .. poison``,
+    the occupancy ``grid`` and ``cloud`` tiles, ``last_fire``, the attack list
+    ``atk_*``, ``cand``, ``dealt``, ``dbg``, ``field`` and ``qx, qy, qgrid``.
+    ``field`` holds the two sides' summed-area tables (:func:`count_table`),
+    shape (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest
+    enemies by scanning the units: the tables pay when units² ≥ FIELD_MIN ×
+    tiles.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the positions that
+    movers choose from (C-8.3).
+    """
+    tiles = width * length
+    field = np.zeros((2, (length + 1) * (width + 1) if n * n >= FIELD_MIN * tiles else 0), np.int64)
+    return (
+        np.zeros(n, np.int64),  # hp
+        np.zeros(n, np.int64),  # maxhp
+        np.zeros(n, np.int64),  # px
+        np.zeros(n, np.int64),  # py
+        np.zeros(n, np.int64),  # state
+        np.zeros(n, np.int64),  # burning
+        np.zeros(n, np.int64),  # frozen
+        np.zeros(n, np.int64),  # stunned
+        np.zeros(n, np.int64),  # paralysed
+        np.zeros(n, np.int64),  # decaying
+        np.zeros(n, np.int64),  # poison
+        np.empty(tiles, np.int64),  # grid
+        np.empty(tiles, np.int64),  # cloud
+        np.zeros((n, max_weapons), np.int64),  # last_fire
+        np.zeros(max_attacks, np.int64),  # atk_unit
+        np.zeros(max_attacks, np.int64),  # atk_w
+        np.zeros(max_attacks, np.int64),  # atk_slot
+        np.zeros(max_attacks, np.int64),  # atk_key
+        np.zeros(max(n, 9, width), np.int64),  # cand
+        np.zeros(2, np.int64),  # dealt
+        np.zeros((n, N_DEBUG), np.int64),  # dbg
+        field,
+        np.zeros(n, np.int64),  # qx
+        np.zeros(n, np.int64),  # qy
+        np.empty(tiles, np.int64),  # qgrid
+    )
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
-def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, sy, shuffle_idx,
-               shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons, max_attacks,
+def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_part, sx, sy,
+               shuffle_idx, shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons,
+               max_attacks,
                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
                keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
     """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` battles, one stream per battle.
@@ -1287,8 +1012,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     so a battle can be replayed alone and variants of a matchup share their
     random numbers battle by battle.
 
-    ``itype``, ``ipart`` give the unit type and army part of each slot before
-    :func:`deal_out` shuffles them for each battle within ``shuffle_idx`` groups.
+    ``slot_type``, ``slot_part`` give the unit type and army part of each slot
+    before :func:`deal_out` shuffles them for each battle within ``shuffle_idx``
+    groups; the battle then plays on the dealt ``itype``.
     ``agg_*`` arrays have a leading chunk axis and are accumulated per chunk:
     outcome counts (3), a rounds histogram, per-part histograms of survivors
     and routed counts, and the sum and sum of squares of damage dealt per side.
@@ -1299,75 +1025,351 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, itype, iside, ipart, sx, s
     Python threads (``montecarlo.coe5.battle``), each writing only its own
     chunks' rows, so results do not depend on the thread count.  A thread pool
     instead of ``parallel=True`` saves the parfor compile (most of a cold start).
+
+    The battle itself, C-6 to C-8.11 step by step, is written out in the trial
+    loop rather than called, so that Numba compiles it once.  A called battle
+    was optimised by LLVM twice, alone and again inside this loop; inlined
+    before typing (``inline="always"``), it cost Numba 1.6 s of deep copies of
+    its IR.  Written here it saves about 0.9 s of a cold start on two cores
+    (issue 13).  It plays in the arrays of :func:`_work_arrays` through
+    uncounted views (:func:`~kernels.borrow.borrowed`): ``work`` holds the
+    arrays and is used again on every pass, so Numba frees them only after the
+    loop, never under a view.
     """
-    n = itype.shape[0]
+    n = slot_type.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
-    s = np.empty(4, np.uint64)
-    btype = itype.copy()
-    bpart = ipart.copy()
-    hp = np.zeros(n, np.int64)
-    maxhp = np.zeros(n, np.int64)
-    px = np.zeros(n, np.int64)
-    py = np.zeros(n, np.int64)
-    state = np.zeros(n, np.int64)
-    burning = np.zeros(n, np.int64)
-    frozen = np.zeros(n, np.int64)
-    stunned = np.zeros(n, np.int64)
-    paralysed = np.zeros(n, np.int64)
-    decaying = np.zeros(n, np.int64)
-    poison = np.zeros(n, np.int64)
-    grid = np.empty(width * length, np.int64)
-    cloud = np.empty(width * length, np.int64)
-    last_fire = np.zeros((n, max_weapons), np.int64)
-    atk_unit = np.zeros(max_attacks, np.int64)
-    atk_w = np.zeros(max_attacks, np.int64)
-    atk_slot = np.zeros(max_attacks, np.int64)
-    atk_key = np.zeros(max_attacks, np.int64)
-    cand = np.zeros(max(n, 9, width), np.int64)
-    dealt = np.zeros(2, np.int64)
-    dbg = np.zeros((n, N_DEBUG), np.int64)
-    tiles = width * length if n * n >= FIELD_MIN * width * length else 0
-    field = np.zeros((2, (length + 1) * (width + 1) if tiles else 0), np.int64)  # count_table
-    qx = np.zeros(n, np.int64)
-    qy = np.zeros(n, np.int64)
-    qgrid = np.empty(width * length, np.int64)
+    stream = np.empty(4, np.uint64)
+    btype = slot_type.copy()
+    bpart = slot_part.copy()
+    work = _work_arrays(n, width, length, max_weapons, max_attacks)
     n_parts = agg_surv.shape[1]
     surv = np.zeros(n_parts, np.int64)
     routed = np.zeros(n_parts, np.int64)
-    work = (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
-            grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-            dbg, field, qx, qy, qgrid)  # fmt: skip
-    for c in range(c0, c1):
-        for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
-            seed_trial(states[c], trial - c * chunk, s)  # battle k of chunk c (issue 12)
-            _copy(btype, itype)  # from the written slots, so battle t depends on t alone
-            _copy(bpart, ipart)
-            deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds)
-            outcome, rounds = play_battle(
-                s, U, W, btype, iside, sx, sy, width, length, wall_col, fort, siege, P, work
-            )
-            surv[:] = 0
-            routed[:] = 0
+    U = borrowed(U)  # the caller holds the arguments
+    W = borrowed(W)
+    iside = borrowed(iside)
+    sx = borrowed(sx)
+    sy = borrowed(sy)
+    P = borrowed(P)
+    for trial in range(c0 * chunk, min(n_trials, c1 * chunk)):
+        c = trial // chunk
+        seed_trial(states[c], trial - c * chunk, stream)  # battle k of chunk c (issue 12)
+        _copy(btype, slot_type)  # from the written slots, so battle t depends on t alone
+        _copy(bpart, slot_part)
+        deal_out(stream, btype, bpart, shuffle_idx, shuffle_bounds)
+
+        # One battle; its final state stays in the arrays.
+        (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
+         grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
+         dbg, field, qx, qy, qgrid) = work  # fmt: skip
+        # Uncounted views (kernels/borrow.py) of the arrays ``work`` holds: it is used
+        # again on every pass, so Numba frees them only after the loop.  The record
+        # below reads the battle's final state through them too.
+        s = borrowed(stream)
+        itype = borrowed(btype)
+        hp = borrowed(hp)
+        maxhp = borrowed(maxhp)
+        px = borrowed(px)
+        py = borrowed(py)
+        state = borrowed(state)
+        burning = borrowed(burning)
+        frozen = borrowed(frozen)
+        stunned = borrowed(stunned)
+        paralysed = borrowed(paralysed)
+        decaying = borrowed(decaying)
+        poison = borrowed(poison)
+        grid = borrowed(grid)
+        cloud = borrowed(cloud)
+        last_fire = borrowed(last_fire)
+        atk_unit = borrowed(atk_unit)
+        atk_w = borrowed(atk_w)
+        atk_slot = borrowed(atk_slot)
+        atk_key = borrowed(atk_key)
+        cand = borrowed(cand)
+        dealt = borrowed(dealt)
+        dbg = borrowed(dbg)
+        field = borrowed(field)
+        qx = borrowed(qx)
+        qy = borrowed(qy)
+        qgrid = borrowed(qgrid)
+        grid[:] = -1
+        cloud[:] = -1
+        dealt[:] = 0
+        for i in range(n):
+            t = itype[i]
+            hp[i] = U[L.U_HP, t]
+            maxhp[i] = hp[i]
+            px[i] = sx[i]
+            py[i] = sy[i]
+            state[i] = ALIVE
+            burning[i] = 0
+            frozen[i] = 0
+            stunned[i] = 0
+            paralysed[i] = 0
+            decaying[i] = 1 if U[L.U_FLAGS, t] & L.UF_DECAY else 0
+            poison[i] = 0
+            grid[sx[i] * width + sy[i]] = i
+            last_fire[i, :] = -(1 << 40)
+            dbg[i, D_HP] = 0
+            dbg[i, D_STATE] = ALIVE
+            dbg[i, D_GONE_SEQ] = -1
+            dbg[i, D_LAST_ACT_SEQ] = -1
+            dbg[i, D_MAX_HP_SEEN] = hp[i]
+        seq = 0
+        fatigue_start = np.int64(P[R.FATIGUE_START])
+        if fatigue_start < 0:  # C-8.1 [default]: F = max(100, 100 + units at the start)
+            fatigue_start = max(100, 100 + n)
+        max_rounds = np.int64(P[R.MAX_ROUNDS])
+        # Battles without clouds or fear skip those steps' loops entirely.
+        clouds = _any_weapon_flag(W, L.F_CLOUD)
+        fear = _any_fear(U, itype)
+        # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (run_chunks); below
+        # that, scanning the units is cheaper, with the same result.
+        use_field = field.shape[1] > 0
+        no_field = field[0, :0]
+        movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
+        snapshot = P[R.SIMULTANEOUS_MOVES] != 0
+        if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
+            qx = px
+            qy = py
+            qgrid = grid
+        fast = _any_unit_flag(U, itype, L.UF_FAST)
+        early = P[R.TARGET_AT_ORDER] != 0
+        atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
+        atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
+        sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
+        # stale[e]: side e's table no longer matches the positions movers choose from.
+        # With simultaneous moves a side's moves during a sweep only mark it
+        # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
+        stale = np.ones(2, np.bool_)
+        moved = np.zeros(2, np.bool_)
+        mark = moved if snapshot else stale
+
+        # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
+        for phase in range(2):
+            flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
             for i in range(n):
-                if state[i] == ALIVE:
-                    surv[bpart[i]] += 1
-                elif state[i] == ROUTED:
-                    routed[bpart[i]] += 1
-            agg_outcome[c, outcome] += 1
-            agg_rounds[c, min(rounds, max_round_bin)] += 1
-            for p in range(n_parts):
-                agg_surv[c, p, surv[p]] += 1
-                agg_routed[c, p, routed[p]] += 1
-            for side in range(2):
-                agg_dealt[c, side] += dealt[side]
-                agg_dealt_sq[c, side] += dealt[side] * dealt[side]
-            if keep:
-                t_outcome[trial] = outcome
-                t_rounds[trial] = rounds
-                _copy(t_surv[trial], surv)
-                _copy(t_routed[trial], routed)
-                _copy(t_dealt[trial], dealt)
-            if debug:
+                if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
+                    continue
+                ti = itype[i]
+                for k in range(U[L.U_NW, ti]):
+                    w = U[L.U_W0, ti] + k
+                    if W[L.W_FLAGS, w] & flag:
+                        j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width,
+                                          length, cand)  # fmt: skip
+                        if j >= 0:
+                            seq += 1
+                            _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
+                                    cloud, width, wall_col, fort, siege, burning, frozen, stunned,
+                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+
+        if siege and _side_has_weapon_flag(U, W, itype, iside, ZERO, L.F_SIEGE):
+            # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
+            # shots and reload; [default] a bombardment at any distance, then steps 9-10.
+            hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
+            lo = 0 if P[R.BOMBARD] != 0 else 2
+            for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
                 for i in range(n):
-                    dbg[i, D_PART] = bpart[i]
-                    _copy(t_debug[trial, i], dbg[i])
+                    if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
+                        continue
+                    ti = itype[i]
+                    for k in range(U[L.U_NW, ti]):
+                        w = U[L.U_W0, ti] + k
+                        if not W[L.W_FLAGS, w] & L.F_SIEGE:
+                            continue
+                        for _ in range(W[L.W_SHOTS, w]):
+                            j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
+                                                  py, grid, width, length, siege, wall_col,
+                                                  last_fire, P, cand)  # fmt: skip
+                            if j >= 0:
+                                seq += 1
+                                _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py,
+                                        grid, cloud, width, wall_col, fort, siege, burning, frozen,
+                                        stunned, paralysed, decaying, poison, dealt, P, dbg,
+                                        seq)  # fmt: skip
+                seq += 1
+                _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                         fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                         seq)  # fmt: skip
+        if siege:
+            # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
+            tunnellers = np.int64(P[R.TUNNELLERS])
+            for i in range(n):
+                if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
+                    if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
+                        _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
+                                               cand)  # fmt: skip
+
+        outcome = DRAW
+        rounds = 0
+        a, b = _side_counts(iside, state)
+        rnd = ONE
+        timed_out = False
+        while a > 0 and b > 0:
+            if rnd > max_rounds:  # C-8.11 [default]: a draw, without the extra rounds
+                timed_out = True
+                break
+            # 1. battle fatigue: magic damage ignoring armour and shields
+            seq += 1
+            if rnd >= fatigue_start:
+                for i in range(n):
+                    _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
+            # 2. clouds disperse
+            if clouds:
+                _clear_clouds(s, cloud, P)
+            # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
+            # C-8.3 [default] simultaneous moves: every unit chooses from where the
+            # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
+            # built from them); only the occupancy ``grid`` it steps on is live.
+            stale[:] = True  # deaths and routs since the last movement
+            for sweep in range(2):
+                if sweep == 1 and not fast:
+                    break  # the second sweep moves fast units only (and draws nothing else)
+                if snapshot:
+                    _copy(qx, px)
+                    _copy(qy, py)
+                    if use_field:
+                        _copy(qgrid, grid)
+                        for side in range(2):
+                            stale[side] = stale[side] or moved[side]
+                        moved[:] = False
+                for i in movers:
+                    if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                        continue
+                    fl = U[L.U_FLAGS, itype[i]]
+                    if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
+                        continue
+                    if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
+                        if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
+                            _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
+                                                   cand)  # fmt: skip
+                            mark[iside[i]] = True
+                    e = 1 - iside[i]
+                    if use_field and stale[e]:  # the enemies moved, died or routed since
+                        count_table(e, iside, state, qx, qy, width, length, field[e])
+                        stale[e] = False
+                    x0 = px[i]
+                    y0 = py[i]
+                    _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
+                          length, siege, wall_col, field[e] if use_field else no_field, P,
+                          cand)  # fmt: skip
+                    if px[i] != x0 or py[i] != y0:
+                        mark[iside[i]] = True
+            # 5. fear
+            if fear:
+                seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
+                            seq)  # fmt: skip
+            # 6-7. attack order: wands first, then initiative, ties at random
+            m = 0
+            for i in range(n):
+                if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                    continue
+                ti = itype[i]
+                for k in range(U[L.U_NW, ti]):
+                    w = U[L.U_W0, ti] + k
+                    if W[L.W_FLAGS, w] & L.F_PREBATTLE:
+                        continue
+                    wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
+                    for _ in range(W[L.W_SHOTS, w]):
+                        atk_unit[m] = i
+                        atk_w[m] = w
+                        atk_slot[m] = k
+                        tie = np.int64(next_u64(s) & _MASK32)
+                        atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
+                        if early:  # C-8.6 target_draw="order": the target is drawn now
+                            atk_target[m], atk_far[m] = _pick_target(
+                                s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
+                                siege, wall_col, last_fire, P, cand,
+                            )  # fmt: skip
+                        m += 1
+            order = _attack_order(atk_key, np.int64(m), sort_scratch)
+            # 8. attacks
+            for q in range(m):
+                e = order[q]
+                i = atk_unit[e]
+                if state[i] != ALIVE or stunned[i] or paralysed[i]:
+                    continue  # killed, routed or stunned before its attack came
+                w = atk_w[e]
+                if early:
+                    j = atk_target[e]
+                    far = atk_far[e]
+                    if j >= 0 and state[j] != ALIVE:
+                        continue  # C-8.6 target_draw="order": the target is gone, the attack lost
+                else:  # C-8.6 [default]: the target is drawn when the attack is made
+                    j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
+                                          grid, width, length, siege, wall_col, last_fire, P,
+                                          cand)  # fmt: skip
+                if j < 0:
+                    continue  # nobody in reach: the attack is lost
+                seq += 1
+                _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
+                        width, wall_col, fort, siege, burning, frozen, stunned, paralysed,
+                        decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+            # 9-10. ongoing effects and clouds (a settled battle skips the call)
+            seq += 1
+            if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                      paralysed, decaying, poison):  # fmt: skip
+                _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                         fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                         seq)  # fmt: skip
+            a, b = _side_counts(iside, state)
+            rounds = rnd
+            rnd += 1
+        # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
+        extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
+        for _ in range(extra):
+            if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                       paralysed, decaying, poison):  # fmt: skip
+                break
+            seq += 1
+            if clouds:
+                _clear_clouds(s, cloud, P)  # step 2 goes on in the extra rounds
+            _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
+                     fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
+                     seq)  # fmt: skip
+        a, b = _side_counts(iside, state)
+        if timed_out:
+            outcome = DRAW
+        elif a > 0 and b == 0:
+            outcome = ATTACKER_WINS
+        elif b > 0 and a == 0:
+            outcome = DEFENDER_WINS
+        else:
+            outcome = DRAW
+        for i in range(n):
+            dbg[i, D_HP] = hp[i]
+            dbg[i, D_STATE] = state[i]
+            dbg[i, D_TYPE] = itype[i]
+            dbg[i, D_X] = px[i]
+            dbg[i, D_Y] = py[i]
+            dbg[i, D_STATUS] = (
+                S_BURNING * (burning[i] != 0) + S_FROZEN * (frozen[i] != 0)
+                + S_STUNNED * (stunned[i] != 0) + S_PARALYSED * (paralysed[i] != 0)
+            )  # fmt: skip
+
+        # Its record: the chunk's counts and histograms, and per battle with keep or debug.
+        surv[:] = 0
+        routed[:] = 0
+        for i in range(n):
+            if state[i] == ALIVE:
+                surv[bpart[i]] += 1
+            elif state[i] == ROUTED:
+                routed[bpart[i]] += 1
+        agg_outcome[c, outcome] += 1
+        agg_rounds[c, min(rounds, max_round_bin)] += 1
+        for p in range(n_parts):
+            agg_surv[c, p, surv[p]] += 1
+            agg_routed[c, p, routed[p]] += 1
+        for side in range(2):
+            agg_dealt[c, side] += dealt[side]
+            agg_dealt_sq[c, side] += dealt[side] * dealt[side]
+        if keep:
+            t_outcome[trial] = outcome
+            t_rounds[trial] = rounds
+            _copy(t_surv[trial], surv)
+            _copy(t_routed[trial], routed)
+            _copy(t_dealt[trial], dealt)
+        if debug:
+            for i in range(n):
+                dbg[i, D_PART] = bpart[i]
+                _copy(t_debug[trial, i], dbg[i])

@@ -1,6 +1,6 @@
 """The event log of a replayed CoE5 battle (issue 12): one int64 row per event.
 
-:func:`kernels.coe5_battle.play_battle` takes ``log=None`` in batch runs, and
+:func:`kernels.coe5_battle_ref.play_battle` takes ``log=None`` in batch runs, and
 Numba prunes every ``if log is not None`` block from that specialisation, so
 the batch kernel compiles and runs as it did without a log.  A replay passes
 an int64 array of ``N_COLS`` columns: row 0 is a header (``H_*``), events
