@@ -173,13 +173,32 @@ def test_a_warm_start_neither_waits_nor_reads_the_plan(kernel_and_signature, mon
 
 
 def test_busy_cpus_count_what_others_use_between_two_samples(monkeypatch):
-    samples = iter([(1_000, 4_000, 2), (1_060, 4_200, 2)])  # busy, total jiffies; 2 CPUs
-    monkeypatch.setattr(compile_helper, "_cpu_times", lambda: next(samples))
-    monkeypatch.setattr(compile_helper.time, "sleep", lambda seconds: None)
-    assert compile_helper._busy_cpus() == pytest.approx(2 * 60 / 200)
-    monkeypatch.setattr(compile_helper, "_cpu_times", lambda: None)  # no /proc/stat
+    # (wall s, this process's CPU s, (busy, total jiffies, CPUs)): the machine's
+    # 2 CPUs were busy 60 of 200 jiffies, 0.6 CPUs, of which this process 0.02 s
+    # in 0.1 s: 0.2 CPUs.  The import-time sample is too old, so it sleeps.
+    monkeypatch.setattr(compile_helper, "_AT_IMPORT", (-1e9, 0.0, (0, 0, 2)))
+    start = compile_helper.time.monotonic()
+    samples = iter([(start, 1.0, (1_000, 4_000, 2)), (start + 0.1, 1.02, (1_060, 4_200, 2))])
+    monkeypatch.setattr(compile_helper, "_sample", lambda: next(samples))
+    slept = []
+    monkeypatch.setattr(compile_helper.time, "sleep", slept.append)
+    assert compile_helper._busy_cpus() == pytest.approx(0.6 - 0.2)
+    assert len(slept) == 1 and 0.09 < slept[0] <= 0.1
+    monkeypatch.setattr(compile_helper, "_sample", lambda: (0.0, 0.0, None))  # no /proc/stat
     monkeypatch.setattr(compile_helper.os, "getloadavg", lambda: (0.7, 0.0, 0.0))
     assert compile_helper._busy_cpus() == 0.7
+
+
+def test_busy_cpus_measure_since_import_without_waiting_when_that_was_recent(monkeypatch):
+    # A command line compiles some 0.1-0.2 s after importing the module: no sleep,
+    # or a short one, on the way to a cold compile.  Here 1.0 CPUs busy over
+    # 0.5 s, 0.5 of them ours.
+    imported = compile_helper.time.monotonic() - 0.5
+    monkeypatch.setattr(compile_helper, "_AT_IMPORT", (imported, 1.0, (1_000, 4_000, 2)))
+    now = (imported + 0.5, 1.25, (1_100, 4_200, 2))
+    monkeypatch.setattr(compile_helper, "_sample", lambda: now)
+    monkeypatch.setattr(compile_helper.time, "sleep", pytest.fail)
+    assert compile_helper._busy_cpus() == pytest.approx(1.0 - 0.5)
 
 
 def test_a_failing_check_compiles_in_one_process(kernel_and_signature, monkeypatch):
