@@ -1123,7 +1123,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # Battles without clouds or fear skip those steps' loops entirely.
         clouds = _any_weapon_flag(W, L.F_CLOUD)
         fear = _any_fear(U, itype)
-        # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (run_chunks); below
+        # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (_work_arrays); below
         # that, scanning the units is cheaper, with the same result.
         use_field = field.shape[1] > 0
         no_field = field[0, :0]

@@ -13,6 +13,12 @@ exist, so a helper is a :class:`Helper` dispatcher whose Python call raises
 a ``TypeError`` instead.  Tests that exercise a helper directly call it
 through :func:`from_python`.  Under ``NUMBA_DISABLE_JIT=1`` a helper is the
 plain Python function, as with ``njit``.
+
+Numba keys a cache entry by the function's own source file, not by its
+compile options: a change to the options here does not invalidate helpers
+already cached for other modules.  Clear ``kernels/__pycache__/*.nb*`` (or
+your ``NUMBA_CACHE_DIR``) after changing them; the mutation runner drops the
+cache of every kernel module that imports a mutated one, which includes this.
 """
 
 from __future__ import annotations

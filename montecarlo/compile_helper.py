@@ -71,7 +71,7 @@ def _sample() -> tuple[float, float, tuple[int, int, int] | None]:
     return time.monotonic(), time.process_time(), _cpu_times()
 
 
-#: A sample taken at import.  The command line imports this module about 0.2 s
+#: A sample taken at import.  The command line imports this module about 0.1 s
 #: before it compiles, so :func:`_busy_cpus` can measure over that interval
 #: instead of sleeping on the way to a cold compile.
 _AT_IMPORT = _sample()
@@ -85,8 +85,10 @@ def _busy_cpus(sample: float = 0.1, reuse: float = 2.0) -> float:
     then waits only for the rest of ``sample``, if any), else from now, asleep.
     This process's own CPU time over the interval is taken off, so its own
     work (a long test session, a notebook) does not count, as it would in the
-    load average.  Where there is no ``/proc/stat``, the 1-minute load average
-    stands in (0 where none).
+    load average.  While this process runs, others get what is left, so a
+    saturated machine reads about one CPU fewer than when asleep: still above
+    the cut in :func:`wanted`.  Where there is no ``/proc/stat``, the 1-minute
+    load average stands in (0 where none).
     """
     wall, own, before = _AT_IMPORT
     if before is None or time.monotonic() - wall > reuse:

@@ -227,7 +227,7 @@ def test_battles_do_not_depend_on_how_chunks_are_grouped_into_calls(monkeypatch)
 
 
 def _attack_keys(rng, m, tie_bits):
-    # Steps 6-7: -((wand << 50) + (init << 36) + tie), as play_battle makes them.
+    # Steps 6-7: -((wand << 50) + (init << 36) + tie), as run_chunks makes them.
     wand = rng.integers(0, 2, m)
     init = rng.integers(-2, 12, m)
     tie = rng.integers(0, 1 << tie_bits, m)

@@ -201,6 +201,20 @@ def test_busy_cpus_measure_since_import_without_waiting_when_that_was_recent(mon
     assert compile_helper._busy_cpus() == pytest.approx(1.0 - 0.5)
 
 
+def test_busy_cpus_wait_for_the_rest_of_the_sample_and_never_go_below_zero(monkeypatch):
+    imported = compile_helper.time.monotonic() - 0.04  # imported 40 ms ago
+    monkeypatch.setattr(compile_helper, "_AT_IMPORT", (imported, 1.0, (1_000, 4_000, 2)))
+    slept = []
+    monkeypatch.setattr(compile_helper.time, "sleep", slept.append)
+    # Our own CPU time (0.1 s in 0.1 s) exceeds what /proc/stat counted busy.
+    monkeypatch.setattr(compile_helper, "_sample", lambda: (imported + 0.1, 1.1, (1_010, 4_200, 2)))
+    assert compile_helper._busy_cpus() == 0.0
+    assert len(slept) == 1 and 0.05 < slept[0] <= 0.06
+    # No jiffies counted at all (a frozen clock): nothing is known to be busy.
+    monkeypatch.setattr(compile_helper, "_sample", lambda: (imported + 0.1, 1.0, (1_000, 4_000, 2)))
+    assert compile_helper._busy_cpus() == 0.0
+
+
 def test_a_failing_check_compiles_in_one_process(kernel_and_signature, monkeypatch):
     kernel, signature = kernel_and_signature
 
