@@ -246,7 +246,8 @@ class _Battles:
 
             run_battles(*args)
         else:
-            run_on_threads(run_chunks, n_chunks, args, what="the battle kernel", progress=progress)
+            run_on_threads(run_chunks, n_chunks, args, what="the battle kernel", seconds=10,
+                           progress=progress)  # fmt: skip
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)
