@@ -860,12 +860,12 @@ def shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies,
         special_opportunity(s, C, S, B, Q, E, NOBODY, foe, i, rnd, seq, targets, YES, log)
 
 
-@helper
-def play_fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log):
+def _fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log):
     """Play one fight; returns (outcome 0 A / 1 B / 2 draw, rounds).
 
     ``log`` is None in batch runs; a replay passes an event buffer
     (:mod:`kernels.sf_log`), written without drawing any number from ``s``.
+    Compiled twice over: :data:`play_fight` and :data:`_play_fight_inlined`.
     """
     # Uncounted views (kernels.borrow): the caller's arrays outlive this call.
     s = borrowed(s)
@@ -1038,6 +1038,21 @@ def _step_up(C, S, B, i):
             return
 
 
+#: The fight as a function of its own, for :func:`replay_fight`.
+play_fight = helper(_fight)
+
+#: The same fight for :func:`run_fights`, inlined there before typing, so that
+#: Numba compiles it once rather than once alone and again inside the loop
+#: (LLVM optimised it twice): about 1.4 s of a cold start on two cores (issue 13).
+#: Only a caller that uses every array it passes again after the call may
+#: inline it: the fight reads them through uncounted views (kernels/borrow.py),
+#: and Numba frees an array after its last use in the caller.  run_fights'
+#: trial loop uses them again on the next pass; replay_fight's arrays die at
+#: the call, so it calls ``play_fight`` (inlined there, replays drew from a
+#: freed stream).
+_play_fight_inlined = njit(inline="always", error_model="numpy")(_fight)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def run_fights(c0, c1, states, chunk, n_trials, C, B, Q,
                agg_outcome, agg_rounds, agg_states, agg_damage, agg_events,
@@ -1072,7 +1087,7 @@ def run_fights(c0, c1, states, chunk, n_trials, C, B, Q,
     for c in range(c0, c1):
         for trial in range(c * chunk, min(n_trials, (c + 1) * chunk)):
             seed_trial(states[c], trial - c * chunk, s)
-            outcome, rounds = play_fight(
+            outcome, rounds = _play_fight_inlined(
                 s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, None
             )
             agg_outcome[c, outcome] += 1

@@ -667,7 +667,8 @@ def _play(ss, first, n_chunks, n, C, B, Q, max_rounds, keep, debug, totals, kept
         states, FIGHT_CHUNK, n, C, B, Q, agg_outcome, agg_rounds, agg_states, agg_damage,
         agg_events, keep or debug, t_outcome, t_rounds, t_state, t_damage, debug, t_debug,
     )  # fmt: skip
-    run_on_threads(run_fights, n_chunks, args, what="the fight kernel", progress=progress)
+    run_on_threads(run_fights, n_chunks, args, what="the fight kernel", seconds=12,
+                   progress=progress)  # fmt: skip
     totals["n"] += n
     totals["outcome"] += agg_outcome.sum(axis=0)
     totals["rounds"] += agg_rounds.sum(axis=0)
