@@ -27,8 +27,8 @@ else:
         (``inline="always"``), unless its caller uses each of those arrays again
         after the call: an inlined body is part of the caller, and Numba frees
         an array after its last use there, under the view
-        (``kernels.coe5_battle.run_chunks``, whose trial loop plays the battle
-        through views, says how it keeps to this).
+        (``kernels.coe5_battle.run_chunks`` and ``kernels.sf_fight._play_fight_inlined``
+        say how they keep to this; ``tests/test_borrow_lifetimes.py`` checks it).
         Under ``NUMBA_DISABLE_JIT=1`` the plain-Python twin returns the array.
         """
 

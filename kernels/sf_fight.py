@@ -867,7 +867,8 @@ def _fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log)
     (:mod:`kernels.sf_log`), written without drawing any number from ``s``.
     Compiled twice over: :data:`play_fight` and :data:`_play_fight_inlined`.
     """
-    # Uncounted views (kernels.borrow): the caller's arrays outlive this call.
+    # Uncounted views (kernels.borrow): the caller keeps the arrays alive while the
+    # fight runs (see _play_fight_inlined for what that asks of an inlining caller).
     s = borrowed(s)
     C = borrowed(C)
     B = borrowed(B)
@@ -1043,13 +1044,15 @@ play_fight = helper(_fight)
 
 #: The same fight for :func:`run_fights`, inlined there before typing, so that
 #: Numba compiles it once rather than once alone and again inside the loop
-#: (LLVM optimised it twice): about 1.4 s of a cold start on two cores (issue 13).
-#: Only a caller that uses every array it passes again after the call may
-#: inline it: the fight reads them through uncounted views (kernels/borrow.py),
-#: and Numba frees an array after its last use in the caller.  run_fights'
-#: trial loop uses them again on the next pass; replay_fight's arrays die at
-#: the call, so it calls ``play_fight`` (inlined there, replays drew from a
-#: freed stream).
+#: (LLVM optimised it twice): about 1.5 s of a cold start on two cores (issue 13).
+#: Numba's deep copy of the inlined IR costs 1.05 s of the 2.5 s saved here;
+#: the battle, twice the size, is written out in run_chunks instead, but the
+#: fight has two callers.  Only a caller that uses every array it passes again
+#: after the call may inline it: the fight reads them through uncounted views
+#: (kernels/borrow.py), and Numba frees an array after its last use in the
+#: caller.  run_fights' trial loop uses them again on the next pass (pinned by
+#: tests/test_borrow_lifetimes.py).  replay_fight's arrays die at the call, so
+#: it calls ``play_fight``: when it inlined the fight, replays read a freed stream.
 _play_fight_inlined = njit(inline="always", error_model="numpy")(_fight)
 
 

@@ -1,9 +1,10 @@
 """The event log of a replayed Shared†Fantasia fight (issue 12): one int64 row per event.
 
-As for CoE5 (:mod:`kernels.coe5_log`): :func:`kernels.sf_fight.play_fight`
-takes ``log=None`` in batch runs and Numba prunes every ``if log is not None``
-block from that specialisation; a replay passes an int64 array of ``N_COLS``
-columns whose row 0 is a header (rows used, current round).
+As for CoE5 (:mod:`kernels.coe5_log`): the fight (``kernels.sf_fight._fight``)
+takes ``log=None`` in batch runs, where ``run_fights`` inlines it and Numba
+prunes every ``if log is not None`` block from that copy; a replay
+(``replay_fight``, through ``play_fight``) passes an int64 array of
+``N_COLS`` columns whose row 0 is a header (rows used, current round).
 """
 
 from __future__ import annotations
