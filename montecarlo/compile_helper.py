@@ -198,13 +198,14 @@ def helping(kernel: Any, signature: Signature) -> Iterator[subprocess.Popen | No
 def compile_helpers(plan: Plan) -> int:
     """Compile ``plan``'s helpers from the last one back; return how many compiled.
 
-    A helper whose compile takes in more than half of the others (a trunk,
-    such as the fight that the fight kernel's chunk loop calls) is left to the
-    main process: compiling it here would compile everything below it in the
-    main process's own order.  A helper that no longer exists or no longer
-    compiles for its recorded types (a stale plan) is skipped: the main process
-    compiles what it needs anyway.  If the process that started this one is
-    gone (killed before it could kill this one), it stops.
+    A helper whose compile takes in more than half of the others (a trunk, as
+    the fight was when the fight kernel's chunk loop called it; neither plan
+    has one now) is left to the main process: compiling it here would compile
+    everything below it in the main process's own order.  A helper that no
+    longer exists or no longer compiles for its recorded types (a stale plan)
+    is skipped: the main process compiles what it needs anyway.  If the
+    process that started this one is gone (killed before it could kill this
+    one), it stops.
     """
     parent = os.getppid()
     done = 0
