@@ -1034,7 +1034,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     (issue 13).  It plays in the arrays of :func:`_work_arrays` through
     uncounted views (:func:`~kernels.borrow.borrowed`): ``work`` holds the
     arrays and is used again on every pass, so Numba frees them only after the
-    loop, never under a view.
+    loop, never under a view (``tests/test_borrow_lifetimes.py`` checks this).
     """
     n = slot_type.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
