@@ -56,7 +56,7 @@ def _root(definitions, name: str) -> str:
     """The variable that owns ``name``'s array: through copies and tuple unpacking."""
     while True:
         values = definitions.get(name, [])
-        if len(values) != 1:  # an argument, or several definitions: a variable of its own
+        if len(values) != 1:  # no definition, or several: a variable of its own
             return name
         (value,) = values
         if isinstance(value, ir.Var):
