@@ -121,6 +121,9 @@ ANYWHERE = np.int64(1 << 30)
 #: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
 
+#: Column bitsets (``colbits``, one int64 word per column) serve grids up to this wide.
+COLUMN_BITS_MAX_WIDTH = 62
+
 
 @helper(forceinline=True)
 def _rth_bit(bits, r):
@@ -355,17 +358,43 @@ def _enemy_slots(iside, side):
 
 
 @helper(forceinline=True)
-def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand):
+def column_bits(iside, state, px, py, colbits):
+    """``colbits[e, x]``: bit y set when a living unit of side e stands on tile (x, y)."""
+    for e in range(2):
+        for x in range(colbits.shape[1]):
+            colbits[e, x] = 0
+    for j in range(iside.shape[0]):
+        if state[j] == ALIVE:
+            colbits[iside[j], px[j]] |= np.int64(1) << py[j]
+
+
+@helper(forceinline=True)
+def _rows(y0, y1):
+    """The bits y0..y1 of a column word (y0 <= y1 < COLUMN_BITS_MAX_WIDTH)."""
+    return ((np.int64(2) << (y1 - y0)) - 1) << y0
+
+
+@helper(forceinline=True)
+def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand, colbits):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
     The candidates are the living enemies in unit order, one drawn with
-    ``bounded(s, k)``.  When the box of tiles within ``hi`` of i has fewer
-    tiles than the enemy side has unit slots, they are read off its tiles into
-    a bitset of unit numbers (in ``cand``), and the draw r takes the r-th bit
-    set; otherwise the enemy's slots are scanned twice, once to count them (a
-    vectorised loop, cheaper per unit than a tile of the box) and once to walk
-    to the r-th.  Either way the same k, the same draw and the same enemy as
-    the reference's scan.
+    ``bounded(s, k)``.  Three ways to the same k, draw and enemy as the
+    reference's scan, the cheapest that applies:
+
+    - with column bitsets (``colbits``, see :func:`column_bits`; empty when
+      they do not apply), the enemies' tiles in the box within ``hi`` of i
+      come word by word, a column at a time, and their units set their bits
+      in a bitset of unit numbers (in ``cand``): the r-th bit set is the r-th
+      in unit order.  The bitsets may still hold tiles whose units died since
+      they were built (the grid says who is there), but no unit may have
+      moved onto a tile since: they are built at the start of each round's
+      attacks and before the siege rounds, when units stop moving;
+    - when the box has fewer tiles than the enemy side has unit slots, its
+      tiles are read into that bitset one by one (branch-free);
+    - otherwise the enemy's slots are scanned twice, once to count them (a
+      vectorised loop, cheaper per unit than a tile of the box) and once to
+      walk to the r-th.
     """
     x = px[i]
     y = py[i]
@@ -377,6 +406,30 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand)
     k = np.int64(0)  # typed, not a literal: one compile of bounded
     n = iside.shape[0]
     e0, e1 = _enemy_slots(iside, si)
+    if colbits.shape[1] > 0:
+        bits = cand
+        for q in range((n + 63) >> 6):
+            bits[q] = 0
+        rows = _rows(y0, y1)
+        near = np.int64(0)  # the rows nearer than lo, in the columns nearer than lo
+        if lo > 0:
+            near = _rows(max(0, y - lo + 1), min(width - 1, y + lo - 1))
+        e = 1 - si
+        for ax in range(x0, x1 + 1):
+            word = colbits[e, ax] & rows
+            if abs(ax - x) < lo:
+                word &= ~near
+            while word != 0:
+                ay = np.int64(trailing_zeros(word))
+                word &= word - 1
+                j = grid[ax * width + ay]  # the enemy, or -1 if it died since
+                jj = max(j, 0)
+                bits[jj >> 6] |= np.int64(j >= 0) << (jj & 63)
+        for q in range((n + 63) >> 6):
+            k += popcount(bits[q])
+        if k == 0:
+            return -1
+        return _rth_bit(bits, bounded(s, k))
     if (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:
         bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
         for q in range((n + 63) >> 6):
@@ -453,23 +506,43 @@ def _within(x, y, r, table, width, length):
 
 
 @helper(forceinline=True)
-def _nearest_distance(x, y, table, width, length):
+def _nearest_distance(x, y, table, width, length, guess):
     """The distance from (x, y) to the nearest units of the table's side, and how many.
 
-    The least r whose box holds one: r doubles until its box holds one, then
-    bisection between r / 2 and r.  Returns ``(r, count)``, the count of that
-    box, all of them at distance r; ``(1 << 30, 0)`` when the side has none.
+    The least r whose box holds one, searched from ``guess`` (the distance a
+    unit found last time is a good one: it changes by a step or two a round):
+    down from it while the smaller box still holds one, or up from it while
+    it holds none, in steps that double, then by bisection between the last
+    empty box and the first that is not.  The answer does not depend on the
+    guess, only the number of boxes counted.  Returns ``(r, count)``, the
+    count of that box, all of them at distance r; ``(1 << 30, 0)`` when the
+    side has none.
     """
     if table[table.shape[0] - 1] == 0:
         return 1 << 30, 0
     far = max(x, length - 1 - x, y, width - 1 - y)  # this box is the whole grid
-    lo = 0  # the box within lo holds none (the tile itself holds a unit of the other side)
-    hi = np.int64(1)  # typed, not a literal: one compile of _within
+    hi = min(max(guess, 1), far)
     k = _within(x, y, hi, table, width, length)
-    while k == 0:
+    step = 1
+    if k > 0:  # down: lo ends at a box with none (lo = 0 is the tile itself: none)
+        lo = hi - 1
+        while lo > 0:
+            c = _within(x, y, lo, table, width, length)
+            if c == 0:
+                break
+            hi = lo
+            k = c
+            step *= 2
+            lo = max(0, hi - step)
+    else:  # up: hi ends at a box with some (the whole grid has them all)
         lo = hi
-        hi = min(2 * hi, far)
+        hi = min(hi + step, far)
         k = _within(x, y, hi, table, width, length)
+        while k == 0:
+            lo = hi
+            step *= 2
+            hi = min(hi + step, far)
+            k = _within(x, y, hi, table, width, length)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         c = _within(x, y, mid, table, width, length)
@@ -547,7 +620,7 @@ def count_table(side, iside, state, px, py, width, length, table):
 
 
 @helper(forceinline=True)
-def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand):
+def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand, near):
     """C-8.3: how many living enemies of i are nearest, the draw among them, their distance.
 
     Returns ``(k, r, dmin)``, k = 0 when there is none; the one chosen is the
@@ -562,9 +635,10 @@ def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand):
     scanned as in the reference, and ``cand[:k]`` holds the k's tile keys.
     """
     if table.shape[0] > 0:
-        dmin, k = _nearest_distance(px[i], py[i], table, width, length)
+        dmin, k = _nearest_distance(px[i], py[i], table, width, length, near[i] - 2)
         if dmin >= 1 << 30:
             return 0, 0, dmin
+        near[i] = dmin
         return k, _pick_nearest(s, k, P), dmin
     k = 0
     dmin = 1 << 30
@@ -648,7 +722,7 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 @helper(forceinline=True)
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
-          wall_col, table, P, cand):  # fmt: skip
+          wall_col, table, P, cand, near):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
@@ -656,7 +730,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     on is live, so earlier movers keep their tiles.  ``table`` is the
     summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
-    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, width, length, table, P, cand)
+    k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, width, length, table, P, cand, near)
     if k == 0 or dmin <= 1:
         return
     if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
@@ -710,12 +784,14 @@ def _move_order(iside, paired):
 
 
 @helper
-def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand):
+def _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length, cand, no_bits):
     """C-7.4, C-7.5: i leaves its tile for a random free tile next to a random enemy.
 
-    It stays where it is when that enemy has no free tile around it.
+    It stays where it is when that enemy has no free tile around it.  Units
+    move here, so ``no_bits`` are empty column bitsets (see :func:`_random_enemy`).
     """
-    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width, length, cand)
+    j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width, length, cand,
+                      no_bits)  # fmt: skip
     if j < 0:
         return
     k = np.int64(0)  # typed, not a literal: one compile of bounded
@@ -896,7 +972,7 @@ def _any_fear(U, itype):
 
 @helper(forceinline=True)
 def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, width, length,
-                 siege, wall_col, last_fire, P, cand):  # fmt: skip
+                 siege, wall_col, last_fire, P, cand, colbits):  # fmt: skip
     """Target of one shot of ranged weapon w (slot k) of i in round ``rnd``, or -1.
 
     C-5.2: a reloading weapon does not fire (the other shots of the round it
@@ -908,7 +984,7 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
         return -1, False
     r = _eff_range(i, w, W, px, siege, wall_col, P)
     j = _random_enemy(s, i, lo, r if hi < 0 else hi, iside, state, px, py, grid, width, length,
-                      cand)  # fmt: skip
+                      cand, colbits)  # fmt: skip
     if j < 0:
         return -1, False
     last_fire[i, k] = rnd
@@ -916,19 +992,44 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
 
 
 @helper(forceinline=True)
+def _maybe_adjacent(i, iside, px, py, width, length, colbits):
+    """False when the column bitsets show no enemy on the 8 tiles around i.
+
+    Three words instead of nine tiles: most attacks of a big battle's rear
+    ranks find nobody to strike.  True when they may (the bitsets can still
+    show enemies that died since, see :func:`_random_enemy`) or are empty
+    (not in use): then the tiles decide.
+    """
+    if colbits.shape[1] == 0:
+        return True
+    x = px[i]
+    y = py[i]
+    rows = _rows(max(0, y - 1), min(width - 1, y + 1))
+    e = 1 - iside[i]
+    seen = np.int64(0)
+    for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
+        seen |= colbits[e, ax] & rows
+    return seen != 0
+
+
+@helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
-                 wall_col, last_fire, P, cand):  # fmt: skip
+                 wall_col, last_fire, P, cand, colbits):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
 
     A melee weapon strikes a random adjacent enemy; a ranged weapon shoots a
     random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
     melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
     """
+    maybe = _maybe_adjacent(i, iside, px, py, width, length, colbits)
     if W[L.W_RANGE, w] > 1:
-        if _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
+        if maybe and _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
             return -1, NEAR  # C-5.5
         return _ranged_shot(s, i, w, k, rnd, TWO, IN_RANGE, U, W, iside, state, px, py, grid,
-                            width, length, siege, wall_col, last_fire, P, cand)  # fmt: skip
+                            width, length, siege, wall_col, last_fire, P, cand,
+                            colbits)  # fmt: skip
+    if not maybe:
+        return -1, NEAR
     k_adj = _adjacent_enemies(i, iside, px, py, grid, width, length, cand)
     if k_adj == 0:
         return -1, NEAR
@@ -965,7 +1066,9 @@ def _work_arrays(n, width, length, max_weapons, max_attacks):
     shape (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest
     enemies by scanning the units: the tables pay when units² ≥ FIELD_MIN ×
     tiles.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the positions that
-    movers choose from (C-8.3).
+    movers choose from (C-8.3).  ``colbits`` are the column bitsets of
+    :func:`column_bits`, shape (2, length), or (2, 0) on grids wider than
+    ``COLUMN_BITS_MAX_WIDTH``; ``no_bits``, shape (2, 0), stands for none.
     """
     tiles = width * length
     field = np.zeros((2, (length + 1) * (width + 1) if n * n >= FIELD_MIN * tiles else 0), np.int64)
@@ -995,6 +1098,9 @@ def _work_arrays(n, width, length, max_weapons, max_attacks):
         np.zeros(n, np.int64),  # qx
         np.zeros(n, np.int64),  # qy
         np.empty(tiles, np.int64),  # qgrid
+        np.zeros((2, length if width <= COLUMN_BITS_MAX_WIDTH else 0), np.int64),  # colbits
+        np.zeros((2, 0), np.int64),  # no_bits
+        np.zeros(n, np.int64),  # near
     )
 
 
@@ -1061,7 +1167,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # One battle; its final state stays in the arrays.
         (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
          grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-         dbg, field, qx, qy, qgrid) = work  # fmt: skip
+         dbg, field, qx, qy, qgrid, colbits, no_bits, near) = work  # fmt: skip
         # Uncounted views (kernels/borrow.py) of the arrays ``work`` holds: it is used
         # again on every pass, so Numba frees them only after the loop.  The record
         # below reads the battle's final state through them too.
@@ -1092,6 +1198,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         qx = borrowed(qx)
         qy = borrowed(qy)
         qgrid = borrowed(qgrid)
+        colbits = borrowed(colbits)
+        no_bits = borrowed(no_bits)
+        near = borrowed(near)
         grid[:] = -1
         cloud[:] = -1
         dealt[:] = 0
@@ -1108,6 +1217,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             paralysed[i] = 0
             decaying[i] = 1 if U[L.U_FLAGS, t] & L.UF_DECAY else 0
             poison[i] = 0
+            near[i] = 1
             grid[sx[i] * width + sy[i]] = i
             last_fire[i, :] = -(1 << 40)
             dbg[i, D_HP] = 0
@@ -1134,6 +1244,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             qy = py
             qgrid = grid
         fast = _any_unit_flag(U, itype, L.UF_FAST)
+        bitsets = colbits.shape[1] > 0
         early = P[R.TARGET_AT_ORDER] != 0
         atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
         atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
@@ -1156,7 +1267,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     w = U[L.U_W0, ti] + k
                     if W[L.W_FLAGS, w] & flag:
                         j = _random_enemy(s, i, ZERO, ANYWHERE, iside, state, px, py, grid, width,
-                                          length, cand)  # fmt: skip
+                                          length, cand, no_bits)  # fmt: skip
                         if j >= 0:
                             seq += 1
                             _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
@@ -1168,6 +1279,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             # shots and reload; [default] a bombardment at any distance, then steps 9-10.
             hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
             lo = 0 if P[R.BOMBARD] != 0 else 2
+            if bitsets:  # nobody moves in the siege rounds (see _random_enemy)
+                column_bits(iside, state, px, py, colbits)
             for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
                 for i in range(n):
                     if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
@@ -1180,7 +1293,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         for _ in range(W[L.W_SHOTS, w]):
                             j, far = _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px,
                                                   py, grid, width, length, siege, wall_col,
-                                                  last_fire, P, cand)  # fmt: skip
+                                                  last_fire, P, cand, colbits)  # fmt: skip
                             if j >= 0:
                                 seq += 1
                                 _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py,
@@ -1198,7 +1311,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 if state[i] == ALIVE and U[L.U_FLAGS, itype[i]] & L.UF_SIEGE_TUNNELING:
                     if iside[i] < tunnellers:  # 1: side 0 only; 2: both sides
                         _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
-                                               cand)  # fmt: skip
+                                               cand, no_bits)  # fmt: skip
 
         outcome = DRAW
         rounds = 0
@@ -1242,7 +1355,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
                         if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                             _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
-                                                   cand)  # fmt: skip
+                                                   cand, no_bits)  # fmt: skip
                             mark[iside[i]] = True
                     e = 1 - iside[i]
                     if use_field and stale[e]:  # the enemies moved, died or routed since
@@ -1252,7 +1365,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     y0 = py[i]
                     _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
                           length, siege, wall_col, field[e] if use_field else no_field, P,
-                          cand)  # fmt: skip
+                          cand, near)  # fmt: skip
                     if px[i] != x0 or py[i] != y0:
                         mark[iside[i]] = True
             # 5. fear
@@ -1260,6 +1373,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
                             seq)  # fmt: skip
             # 6-7. attack order: wands first, then initiative, ties at random
+            if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
+                column_bits(iside, state, px, py, colbits)
             m = 0
             for i in range(n):
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
@@ -1279,7 +1394,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         if early:  # C-8.6 target_draw="order": the target is drawn now
                             atk_target[m], atk_far[m] = _pick_target(
                                 s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
-                                siege, wall_col, last_fire, P, cand,
+                                siege, wall_col, last_fire, P, cand, colbits,
                             )  # fmt: skip
                         m += 1
             order = _attack_order(atk_key, np.int64(m), sort_scratch)
@@ -1298,7 +1413,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 else:  # C-8.6 [default]: the target is drawn when the attack is made
                     j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
                                           grid, width, length, siege, wall_col, last_fire, P,
-                                          cand)  # fmt: skip
+                                          cand, colbits)  # fmt: skip
                 if j < 0:
                     continue  # nobody in reach: the attack is lost
                 seq += 1

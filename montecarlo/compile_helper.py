@@ -134,6 +134,20 @@ def _cached(kernel: Any, signature: Signature) -> bool:
         return True
 
 
+def _compiled_elsewhere(helper: Any, signature: Signature) -> bool:
+    """Whether Numba's cache already holds ``helper`` for ``signature`` (False when it cannot tell).
+
+    In the helper process, a helper it did not compile itself that is in the
+    cache was compiled by the main process: see :func:`compile_helpers`.
+    """
+    try:
+        cache = helper._cache
+        key = cache._index_key(signature, helper.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
 def wanted(kernel: Any, signature: Signature) -> Plan | None:
     """The plan a helper process would compile for this call, or None if it would not help."""
     if not isinstance(kernel, Dispatcher):
@@ -198,6 +212,14 @@ def helping(kernel: Any, signature: Signature) -> Iterator[subprocess.Popen | No
 def compile_helpers(plan: Plan) -> int:
     """Compile ``plan``'s helpers from the last one back; return how many compiled.
 
+    A plan lists helpers in the order a serial compile finished them, so the
+    ``nested`` helpers compiled inside a helper's compile are the lines just
+    before it: compiling it compiles (or loads) them too, and they are
+    passed over.  It stops at the first other helper that is already in the
+    cache: the main process, which goes through the plan from the front,
+    compiled it, and so has everything before it (this process would only
+    load those, while the main process compiles the kernel on the other core).
+
     A helper whose compile takes in more than half of the others (a trunk, as
     the fight was when the fight kernel's chunk loop called it; neither plan
     has one now) is left to the main process: compiling it here would compile
@@ -209,16 +231,23 @@ def compile_helpers(plan: Plan) -> int:
     """
     parent = os.getppid()
     done = 0
-    for name, signature, nested in reversed(plan.helpers):
+    q = len(plan.helpers) - 1
+    while q >= 0:
         if os.getppid() != parent:
             break  # orphaned: nobody will use what is left
+        name, signature, nested = plan.helpers[q]
+        q -= 1
         if 2 * nested > len(plan.helpers):
-            continue
+            continue  # a trunk: go on with its nested helpers
         try:
-            resolve(name).compile(signature)
+            helper = resolve(name)
+            if _compiled_elsewhere(helper, signature):
+                break  # the main process got here first
+            helper.compile(signature)
         except Exception:
             continue
         done += 1
+        q -= nested  # compiled with it
     return done
 
 

@@ -309,6 +309,36 @@ def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(m
     assert compiled == ["kernels.k.last"]
 
 
+def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_one_was(
+    monkeypatch,
+):
+    compiled = []
+
+    class _Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def compile(self, signature: tuple) -> None:
+            compiled.append(self.name)
+
+    monkeypatch.setattr(compile_helper, "resolve", _Fake)
+    # e's compile took in b, c and d (the three lines before it): they are not compiled again.
+    names = [("a", 0), ("b", 0), ("c", 1), ("d", 0), ("e", 3), ("f", 0)]
+    plan = Plan("k.top", (), tuple((f"k.{n}", (), nested) for n, nested in names))
+    assert compile_helper.compile_helpers(plan) == 3
+    assert compiled == ["k.f", "k.e", "k.a"]
+    # A helper the main process already compiled: it has everything before it too.
+    compiled.clear()
+    monkeypatch.setattr(compile_helper, "_compiled_elsewhere", lambda h, sig: h.name == "k.b")
+    flat = Plan("k.top", (), tuple((f"k.{n}", (), 0) for n in "abcd"))
+    assert compile_helper.compile_helpers(flat) == 2
+    assert compiled == ["k.d", "k.c"]
+
+
+def test_the_cache_question_of_the_helper_says_no_when_it_cannot_tell():
+    assert compile_helper._compiled_elsewhere(object(), ()) is False
+
+
 def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_path):
     # End to end, with an empty cache: the helper process starts, the main
     # process loads helpers it compiled, and the battles are those this
