@@ -21,21 +21,29 @@ same draw r, then names the enemy the reference names: the same draws from
 the stream in the same order, so every battle is the same, bit for bit.  How
 each search gets k and the r-th:
 
-- a shot's targets (C-5.1, ``_random_enemy``): the r-th in unit order.  When
-  the box of tiles within range is smaller than the number of enemy slots,
-  its enemies set their bits in a bitset of unit numbers (branch-free), k is
-  the popcount and the enemy is the r-th bit set; otherwise the enemy's
-  slots (one range: attacker first) are scanned twice, to count (a
-  vectorised loop) and to walk to the r-th;
+- a shot's targets (C-5.1, ``_random_enemy``): the r-th in unit order.  The
+  enemies in the box of tiles within range set their bits in a bitset of
+  unit numbers, k is the popcount and the enemy is the r-th bit set.  On
+  grids up to 62 rows wide, the enemies' tiles come from *column bitsets*
+  (``column_bits``: per side and column, one word with a bit per row),
+  a word per column of the box; they are built when units stop moving for
+  the round (attacks, siege rounds), and the grid says which of those
+  enemies died since.  On wider grids the box's tiles are read one by one
+  when the box has fewer tiles than the enemy has slots, and otherwise the
+  enemy's slots are scanned twice, to count (a vectorised loop) and to walk
+  to the r-th;
 - fear (C-8.5) reads the 8 tiles around a unit and sorts those enemies by
   number (``_unit_order``); a melee target is drawn among the 8 tiles in tile
-  order, as the reference does too;
+  order, as the reference does too; the column bitsets tell at once that
+  none of the 8 holds an enemy (``_pick_target``), which is so for most
+  attacks of a big battle's rear ranks;
 - the nearest enemy (C-8.3): the r-th in tile order, below.
 
 C-8.3 with the index.  ``field[e]`` is the summed-area table of side e's
 living units (``count_table``), so any box of tiles is counted from four
 entries.  A mover's nearest distance d is the least r whose box around it
-holds an enemy (doubling, then bisection), and that box's count is k, the
+holds an enemy, searched from two less than the distance it found last time
+(``near``; steps that double, then bisection), and that box's count is k, the
 enemies at distance d, all on its ring: enough for the draw, which is made
 for every mover as in the reference (a lone enemy, or ``random_nearest``
 off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
@@ -360,7 +368,7 @@ def _enemy_slots(iside, side):
 @helper(forceinline=True)
 def column_bits(iside, state, px, py, colbits):
     """``colbits[e, x]``: bit y set when a living unit of side e stands on tile (x, y)."""
-    for e in range(2):
+    for e in range(colbits.shape[0]):
         for x in range(colbits.shape[1]):
             colbits[e, x] = 0
     for j in range(iside.shape[0]):
@@ -368,13 +376,7 @@ def column_bits(iside, state, px, py, colbits):
             colbits[iside[j], px[j]] |= np.int64(1) << py[j]
 
 
-@helper(forceinline=True)
-def _rows(y0, y1):
-    """The bits y0..y1 of a column word (y0 <= y1 < COLUMN_BITS_MAX_WIDTH)."""
-    return ((np.int64(2) << (y1 - y0)) - 1) << y0
-
-
-@helper(forceinline=True)
+@helper
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand, colbits):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
@@ -406,40 +408,33 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand,
     k = np.int64(0)  # typed, not a literal: one compile of bounded
     n = iside.shape[0]
     e0, e1 = _enemy_slots(iside, si)
-    if colbits.shape[1] > 0:
-        bits = cand
-        for q in range((n + 63) >> 6):
-            bits[q] = 0
-        rows = _rows(y0, y1)
-        near = np.int64(0)  # the rows nearer than lo, in the columns nearer than lo
-        if lo > 0:
-            near = _rows(max(0, y - lo + 1), min(width - 1, y + lo - 1))
-        e = 1 - si
-        for ax in range(x0, x1 + 1):
-            word = colbits[e, ax] & rows
-            if abs(ax - x) < lo:
-                word &= ~near
-            while word != 0:
-                ay = np.int64(trailing_zeros(word))
-                word &= word - 1
-                j = grid[ax * width + ay]  # the enemy, or -1 if it died since
-                jj = max(j, 0)
-                bits[jj >> 6] |= np.int64(j >= 0) << (jj & 63)
-        for q in range((n + 63) >> 6):
-            k += popcount(bits[q])
-        if k == 0:
-            return -1
-        return _rth_bit(bits, bounded(s, k))
-    if (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:
+    if colbits.shape[0] > 0 or (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:
         bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
         for q in range((n + 63) >> 6):
             bits[q] = 0
-        for ax in range(x0, x1 + 1):
-            for ay in range(y0, y1 + 1):
-                j = grid[ax * width + ay]
-                jj = max(j, 0)
-                ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
-                bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
+        if colbits.shape[0] > 0:  # the enemies' tiles of each column, a word at a time
+            rows = ((np.int64(2) << (y1 - y0)) - 1) << y0  # bits y0..y1
+            near = np.int64(0)  # the rows nearer than lo, in the columns nearer than lo
+            if lo > 0:
+                n0 = max(0, y - lo + 1)
+                near = ((np.int64(2) << (min(width - 1, y + lo - 1) - n0)) - 1) << n0
+            for ax in range(x0, x1 + 1):
+                word = colbits[1 - si, ax] & rows
+                if abs(ax - x) < lo:
+                    word &= ~near
+                while word != 0:
+                    ay = np.int64(trailing_zeros(word))
+                    word &= word - 1
+                    j = grid[ax * width + ay]  # the enemy, or -1 if it died since
+                    jj = max(j, 0)
+                    bits[jj >> 6] |= np.int64(j >= 0) << (jj & 63)
+        else:  # every tile of the box
+            for ax in range(x0, x1 + 1):
+                for ay in range(y0, y1 + 1):
+                    j = grid[ax * width + ay]
+                    jj = max(j, 0)
+                    ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
+                    bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
         for q in range((n + 63) >> 6):
             k += popcount(bits[q])
         if k == 0:
@@ -770,7 +765,9 @@ def _move_order(iside, paired):
     for i in range(n):
         if iside[i] == 0:
             na += 1
-    order = np.arange(n)
+    order = np.empty(n, np.int64)  # not np.arange: one more compile of a cold start
+    for i in range(n):  # whole sides: the attacker's slots come first
+        order[i] = i
     if paired:
         k = 0
         for r in range(max(na, n - na)):
@@ -992,27 +989,6 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
 
 
 @helper(forceinline=True)
-def _maybe_adjacent(i, iside, px, py, width, length, colbits):
-    """False when the column bitsets show no enemy on the 8 tiles around i.
-
-    Three words instead of nine tiles: most attacks of a big battle's rear
-    ranks find nobody to strike.  True when they may (the bitsets can still
-    show enemies that died since, see :func:`_random_enemy`) or are empty
-    (not in use): then the tiles decide.
-    """
-    if colbits.shape[1] == 0:
-        return True
-    x = px[i]
-    y = py[i]
-    rows = _rows(max(0, y - 1), min(width - 1, y + 1))
-    e = 1 - iside[i]
-    seen = np.int64(0)
-    for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
-        seen |= colbits[e, ax] & rows
-    return seen != 0
-
-
-@helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand, colbits):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -1021,7 +997,16 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
     melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
     """
-    maybe = _maybe_adjacent(i, iside, px, py, width, length, colbits)
+    maybe = True  # an enemy may stand on the 8 tiles around i: read them
+    if colbits.shape[0] > 0:  # unless the column bitsets show none there (most of a big
+        x = px[i]  # battle's rear ranks); they may show enemies that died since: then the tiles
+        y = py[i]  # decide (see _random_enemy)
+        y0 = max(0, y - 1)
+        rows = ((np.int64(2) << (min(width - 1, y + 1) - y0)) - 1) << y0
+        seen = np.int64(0)
+        for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
+            seen |= colbits[1 - iside[i], ax] & rows
+        maybe = seen != 0
     if W[L.W_RANGE, w] > 1:
         if maybe and _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
             return -1, NEAR  # C-5.5
@@ -1067,8 +1052,10 @@ def _work_arrays(n, width, length, max_weapons, max_attacks):
     enemies by scanning the units: the tables pay when units² ≥ FIELD_MIN ×
     tiles.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the positions that
     movers choose from (C-8.3).  ``colbits`` are the column bitsets of
-    :func:`column_bits`, shape (2, length), or (2, 0) on grids wider than
-    ``COLUMN_BITS_MAX_WIDTH``; ``no_bits``, shape (2, 0), stands for none.
+    :func:`column_bits`, shape (2, length), or (0, length) on grids wider
+    than ``COLUMN_BITS_MAX_WIDTH``: none.
+    ``near`` holds each unit's nearest-enemy distance as last found, where
+    the next search for it starts (:func:`_nearest_distance`).
     """
     tiles = width * length
     field = np.zeros((2, (length + 1) * (width + 1) if n * n >= FIELD_MIN * tiles else 0), np.int64)
@@ -1098,8 +1085,7 @@ def _work_arrays(n, width, length, max_weapons, max_attacks):
         np.zeros(n, np.int64),  # qx
         np.zeros(n, np.int64),  # qy
         np.empty(tiles, np.int64),  # qgrid
-        np.zeros((2, length if width <= COLUMN_BITS_MAX_WIDTH else 0), np.int64),  # colbits
-        np.zeros((2, 0), np.int64),  # no_bits
+        np.zeros((2 if width <= COLUMN_BITS_MAX_WIDTH else 0, length), np.int64),  # colbits
         np.zeros(n, np.int64),  # near
     )
 
@@ -1167,7 +1153,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # One battle; its final state stays in the arrays.
         (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
          grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-         dbg, field, qx, qy, qgrid, colbits, no_bits, near) = work  # fmt: skip
+         dbg, field, qx, qy, qgrid, colbits, near) = work  # fmt: skip
         # Uncounted views (kernels/borrow.py) of the arrays ``work`` holds: it is used
         # again on every pass, so Numba frees them only after the loop.  The record
         # below reads the battle's final state through them too.
@@ -1199,7 +1185,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         qy = borrowed(qy)
         qgrid = borrowed(qgrid)
         colbits = borrowed(colbits)
-        no_bits = borrowed(no_bits)
+        no_bits = colbits[:0]  # none (see _random_enemy)
         near = borrowed(near)
         grid[:] = -1
         cloud[:] = -1
@@ -1244,16 +1230,17 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             qy = py
             qgrid = grid
         fast = _any_unit_flag(U, itype, L.UF_FAST)
-        bitsets = colbits.shape[1] > 0
+        bitsets = colbits.shape[0] > 0
         early = P[R.TARGET_AT_ORDER] != 0
         atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
-        atk_far = np.empty(atk_unit.shape[0] if early else 0, np.bool_)
+        atk_far = np.empty(atk_unit.shape[0] if early else 0, np.int64)
         sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
         # stale[e]: side e's table no longer matches the positions movers choose from.
         # With simultaneous moves a side's moves during a sweep only mark it
         # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
-        stale = np.ones(2, np.bool_)
-        moved = np.zeros(2, np.bool_)
+        # (int64 flags, as the other arrays: bool arrays cost a cold start three more compiles)
+        stale = np.ones(2, np.int64)
+        moved = np.zeros(2, np.int64)
         mark = moved if snapshot else stale
 
         # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
@@ -1334,7 +1321,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             # C-8.3 [default] simultaneous moves: every unit chooses from where the
             # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
             # built from them); only the occupancy ``grid`` it steps on is live.
-            stale[:] = True  # deaths and routs since the last movement
+            stale[:] = 1  # deaths and routs since the last movement
             for sweep in range(2):
                 if sweep == 1 and not fast:
                     break  # the second sweep moves fast units only (and draws nothing else)
@@ -1344,8 +1331,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     if use_field:
                         _copy(qgrid, grid)
                         for side in range(2):
-                            stale[side] = stale[side] or moved[side]
-                        moved[:] = False
+                            stale[side] |= moved[side]
+                        moved[:] = 0
                 for i in movers:
                     if state[i] != ALIVE or stunned[i] or paralysed[i]:
                         continue
@@ -1356,18 +1343,18 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                             _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                    cand, no_bits)  # fmt: skip
-                            mark[iside[i]] = True
+                            mark[iside[i]] = 1
                     e = 1 - iside[i]
                     if use_field and stale[e]:  # the enemies moved, died or routed since
                         count_table(e, iside, state, qx, qy, width, length, field[e])
-                        stale[e] = False
+                        stale[e] = 0
                     x0 = px[i]
                     y0 = py[i]
                     _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
                           length, siege, wall_col, field[e] if use_field else no_field, P,
                           cand, near)  # fmt: skip
                     if px[i] != x0 or py[i] != y0:
-                        mark[iside[i]] = True
+                        mark[iside[i]] = 1
             # 5. fear
             if fear:
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
@@ -1407,7 +1394,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 w = atk_w[e]
                 if early:
                     j = atk_target[e]
-                    far = atk_far[e]
+                    far = atk_far[e] != 0
                     if j >= 0 and state[j] != ALIVE:
                         continue  # C-8.6 target_draw="order": the target is gone, the attack lost
                 else:  # C-8.6 [default]: the target is drawn when the attack is made

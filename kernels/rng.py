@@ -26,11 +26,16 @@ _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
+# Rotation counts as typed constants: a literal count would compile _rotl once per count.
+_R7 = np.uint64(7)
+_R45 = np.uint64(45)
+_U64 = np.uint64(64)
 
 
 @helper(forceinline=True)
 def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+    """``x`` rotated left by ``k`` bits (0 < k < 64, both uint64)."""
+    return (x << k) | (x >> (_U64 - k))
 
 
 @helper(forceinline=True)
@@ -40,14 +45,14 @@ def xoshiro_step(s0, s1, s2, s3):
     Returns ``(word, s0, s1, s2, s3)``: the output and the next state.  Scalars
     rather than an array let the SIMD lane loops keep many states side by side.
     """
-    result = _rotl(s1 * _U5, 7) * _U9
+    result = _rotl(s1 * _U5, _R7) * _U9
     t = s1 << _U17
     s2 ^= s0
     s3 ^= s1
     s1 ^= s2
     s0 ^= s3
     s2 ^= t
-    return result, s0, s1, s2, _rotl(s3, 45)
+    return result, s0, s1, s2, _rotl(s3, _R45)
 
 
 @helper(forceinline=True)

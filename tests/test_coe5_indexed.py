@@ -175,6 +175,22 @@ CASES = [
         {"width": 2, "length": 10},
     ),
     (
+        # The widest grid for column bitsets (62 rows, bits 0..61 used): a full first
+        # rank of archers; and one row more, where shots read tiles or scan slots.
+        "archers-62-wide",
+        [(r("archer"), 70)],
+        [(r("militia"), 40), (r("archer"), 30)],
+        16,
+        {"width": 62, "length": 12},
+    ),
+    (
+        "archers-63-wide",
+        [(r("archer"), 70)],
+        [(r("militia"), 40), (r("archer"), 30)],
+        16,
+        {"width": 63, "length": 12},
+    ),
+    (
         "200v200-30x40",
         [(r("militia"), 150), (r("archer"), 50)],
         [(r("heavy infantry"), 150), (r("archer"), 50)],

@@ -24,6 +24,8 @@ rth_smallest = from_python(tile_order.rth_smallest)
 tile_key = from_python(tile_order.tile_key)
 _rth_in_box = from_python(coe5_battle._rth_in_box)
 count_table = from_python(coe5_battle.count_table)
+_nearest_distance = from_python(coe5_battle._nearest_distance)
+column_bits = from_python(coe5_battle.column_bits)
 
 
 def test_rth_smallest_is_the_rth_of_the_sorted_values():
@@ -70,6 +72,56 @@ def test_rth_in_box_is_the_rth_unit_of_the_box_in_tile_order():
                       and xa <= px[j] <= xb and ya <= py[j] <= yb]  # fmt: skip
             for rank, tile in enumerate(sorted(inside)):  # grid index x * width + y
                 assert _rth_in_box(table, width, xa, xb, ya, yb, rank) == tile
+
+
+def _random_grid(rng, max_width=12, max_length=14):
+    width = int(rng.integers(1, max_width))
+    length = int(rng.integers(2, max_length))
+    n = int(rng.integers(1, width * length + 1))
+    tiles = rng.choice(width * length, size=n, replace=False)
+    px = (tiles // width).astype(np.int64)
+    py = (tiles % width).astype(np.int64)
+    iside = rng.integers(0, 2, n).astype(np.int64)
+    state = rng.choice([0, 0, 0, 1, 2], n).astype(np.int64)  # ALIVE, DEAD, ROUTED
+    return width, length, n, px, py, iside, state
+
+
+def test_nearest_distance_from_any_guess_is_the_least_box_that_holds_one():
+    """C-8.3: the search from a guess (the last distance found) gives the same as brute force.
+
+    The guess only changes how many boxes are counted, never the answer: too
+    low, too high, 0, past the grid, or right.
+    """
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        width, length, n, px, py, iside, state = _random_grid(rng)
+        table = np.zeros((length + 1) * (width + 1), np.int64)
+        count_table(np.int64(1), iside, state, px, py, width, length, table)
+        live = [(px[j], py[j]) for j in range(n) if iside[j] == 1 and state[j] == 0]
+        for _ in range(5):
+            x, y = int(rng.integers(0, length)), int(rng.integers(0, width))
+            if (x, y) in live:
+                continue  # a mover's own tile never holds an enemy
+            dist = sorted(max(abs(a - x), abs(b - y)) for a, b in live)
+            want = (dist[0], dist.count(dist[0])) if dist else (1 << 30, 0)
+            for guess in (0, 1, 2, 5, 40, 1 << 20, (dist or [3])[0], (dist or [3])[0] + 1):
+                got = _nearest_distance(x, y, table, width, length, np.int64(guess))
+                assert tuple(got) == want, (guess, x, y)
+
+
+def test_column_bits_mark_the_living_units_of_each_side():
+    """C-5.1's shots read enemies' tiles from these words (kernels/coe5_battle.py)."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        _, length, n, px, py, iside, state = _random_grid(rng, max_width=63)
+        colbits = np.full((2, length), -1, np.int64)  # stale words must be cleared
+        column_bits(iside, state, px, py, colbits)
+        for side in range(2):
+            for x in range(length):
+                rows = {int(py[j]) for j in range(n)
+                        if iside[j] == side and state[j] == 0 and px[j] == x}  # fmt: skip
+                word = int(colbits[side, x]) & ((1 << 64) - 1)
+                assert {y for y in range(64) if word >> y & 1} == rows
 
 
 @pytest.mark.parametrize(
