@@ -382,7 +382,7 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand,
 
     The candidates are the living enemies in unit order, one drawn with
     ``bounded(s, k)``.  Three ways to the same k, draw and enemy as the
-    reference's scan, the cheapest that applies:
+    reference's scan, the first that applies:
 
     - with column bitsets (``colbits``, see :func:`column_bits`; empty when
       they do not apply), the enemies' tiles in the box within ``hi`` of i
@@ -397,6 +397,9 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand,
     - otherwise the enemy's slots are scanned twice, once to count them (a
       vectorised loop, cheaper per unit than a tile of the box) and once to
       walk to the r-th.
+
+    Called, not inlined: five inlined copies (shots, pre-battle weapons,
+    tunnellers) cost a cold start more than the call costs a shot.
     """
     x = px[i]
     y = py[i]

@@ -135,12 +135,17 @@ def _cached(kernel: Any, signature: Signature) -> bool:
 
 
 def _compiled_elsewhere(helper: Any, signature: Signature) -> bool:
-    """Whether Numba's cache already holds ``helper`` for ``signature`` (False when it cannot tell).
+    """Whether another process put ``helper`` for ``signature`` in Numba's cache.
 
-    In the helper process, a helper it did not compile itself that is in the
-    cache was compiled by the main process: see :func:`compile_helpers`.
+    True when the cache holds it and this process has neither compiled nor
+    loaded it (a callee of a helper this process compiled is in the cache
+    too, but in this process's overloads); False when it cannot tell.  In the
+    helper process, that other process is the main one: see
+    :func:`compile_helpers`.
     """
     try:
+        if tuple(signature) in helper.overloads:
+            return False  # this process compiled it (or loaded it) itself
         cache = helper._cache
         key = cache._index_key(signature, helper.targetctx.codegen())
         return key in cache._cache_file._load_index()
@@ -215,10 +220,11 @@ def compile_helpers(plan: Plan) -> int:
     A plan lists helpers in the order a serial compile finished them, so the
     ``nested`` helpers compiled inside a helper's compile are the lines just
     before it: compiling it compiles (or loads) them too, and they are
-    passed over.  It stops at the first other helper that is already in the
-    cache: the main process, which goes through the plan from the front,
-    compiled it, and so has everything before it (this process would only
-    load those, while the main process compiles the kernel on the other core).
+    passed over.  It stops at the first helper that another process put in
+    the cache (:func:`_compiled_elsewhere`): the main process, which goes
+    through the plan from the front, compiled it, and so has everything
+    before it (this process would only load those, while the main process
+    compiles the kernel on the other core).
 
     A helper whose compile takes in more than half of the others (a trunk, as
     the fight was when the fight kernel's chunk loop called it; neither plan

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from numba.core import types
@@ -333,6 +334,27 @@ def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_
     flat = Plan("k.top", (), tuple((f"k.{n}", (), 0) for n in "abcd"))
     assert compile_helper.compile_helpers(flat) == 2
     assert compiled == ["k.d", "k.c"]
+
+
+def test_what_the_helper_compiled_itself_does_not_stop_it():
+    """A callee of a helper this process compiled is in the cache, but it is not another's work."""
+    signature = ("int64",)
+    index = {("callee", signature)}  # what Numba's cache index holds
+
+    helper = SimpleNamespace(
+        overloads={},
+        targetctx=SimpleNamespace(codegen=lambda: None),
+        _cache=SimpleNamespace(
+            _index_key=lambda sig, codegen: ("callee", tuple(sig)),
+            _cache_file=SimpleNamespace(_load_index=lambda: index),
+        ),
+    )
+    assert compile_helper._compiled_elsewhere(helper, signature)  # another process's
+    helper.overloads = {signature: object()}  # compiled or loaded here
+    assert not compile_helper._compiled_elsewhere(helper, signature)
+    index.clear()
+    helper.overloads = {}
+    assert not compile_helper._compiled_elsewhere(helper, signature)  # not in the cache
 
 
 def test_the_cache_question_of_the_helper_says_no_when_it_cannot_tell():

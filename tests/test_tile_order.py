@@ -104,7 +104,8 @@ def test_nearest_distance_from_any_guess_is_the_least_box_that_holds_one():
                 continue  # a mover's own tile never holds an enemy
             dist = sorted(max(abs(a - x), abs(b - y)) for a, b in live)
             want = (dist[0], dist.count(dist[0])) if dist else (1 << 30, 0)
-            for guess in (0, 1, 2, 5, 40, 1 << 20, (dist or [3])[0], (dist or [3])[0] + 1):
+            near = (dist or [3])[0]  # the kernel passes the last distance - 2: -1 at first
+            for guess in (-2, -1, 0, 1, 2, 5, 40, 1 << 20, near - 2, near, near + 1):
                 got = _nearest_distance(x, y, table, width, length, np.int64(guess))
                 assert tuple(got) == want, (guess, x, y)
 
