@@ -628,8 +628,10 @@ def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand, ne
 
     With the summed-area table of the enemy side (``table``, or empty when the
     battle is too small to be worth one), ``dmin`` is the least r whose box
-    around i holds an enemy (:func:`_nearest_distance`) and k is the count of
-    that box: all of them stand on its ring.  Without one the units are
+    around i holds an enemy (:func:`_nearest_distance`, searched from
+    ``near[i] - 2``, where ``near[i]`` is the distance found last time and is
+    updated here) and k is the count of that box: all of them stand on its
+    ring.  Without one the units are
     scanned as in the reference, and ``cand[:k]`` holds the k's tile keys.
     """
     if table.shape[0] > 0:
