@@ -132,6 +132,19 @@ FIELD_MIN = 1
 #: Column bitsets (``colbits``, one int64 word per column) serve grids up to this wide.
 COLUMN_BITS_MAX_WIDTH = 62
 
+# The rows of run_chunks' work arrays, which the caller allocates (one set per thread):
+# ``units`` (UNIT_ROWS, n): hp, maxhp, px, py, state, burning, frozen, stunned, paralysed,
+# decaying, poison, qx, qy, near, the dealt type and part, the movers' order;
+# ``tiles`` (TILE_ROWS, tiles): grid, cloud, qgrid; ``attacks`` (ATTACK_ROWS, max attacks):
+# unit, weapon, slot, key, early target, early far; ``misc``: cand (MISC_EXTRA fewer than
+# its length less two per army part), dealt (2), surv and routed (a part each), stale (2)
+# and moved (2).  Allocating them in the kernel cost a cold start about 0.3 s: Numba
+# compiles its allocation routines afresh for each kernel, on the main process's path.
+UNIT_ROWS = 17
+TILE_ROWS = 3
+ATTACK_ROWS = 6
+MISC_EXTRA = 6
+
 
 @helper(forceinline=True)
 def _rth_bit(bits, r):
@@ -726,7 +739,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
-    ``qgrid`` (see :func:`_work_arrays`); only the occupancy ``grid`` it steps
+    ``qgrid`` (see :func:`run_chunks`); only the occupancy ``grid`` it steps
     on is live, so earlier movers keep their tiles.  ``table`` is the
     summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
     """
@@ -755,7 +768,7 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
 
 
 @helper
-def _move_order(iside, paired):
+def _move_order(iside, paired, order):
     """C-8.3: the order in which units move; the attacker's slots come first.
 
     Slots run front to back within each side.  [default] ``paired``: the k-th
@@ -770,7 +783,6 @@ def _move_order(iside, paired):
     for i in range(n):
         if iside[i] == 0:
             na += 1
-    order = np.empty(n, np.int64)  # not np.arange: one more compile of a cold start
     for i in range(n):  # whole sides: the attacker's slots come first
         order[i] = i
     if paired:
@@ -782,7 +794,6 @@ def _move_order(iside, paired):
             if na + r < n:
                 order[k] = na + r
                 k += 1
-    return order
 
 
 @helper
@@ -1045,62 +1056,14 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
             bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
 
 
-@helper
-def _work_arrays(n, width, length, max_weapons, max_attacks):
-    """The per-unit and per-tile arrays a battle plays in, allocated once per kernel call.
-
-    ``hp, maxhp, px, py, state``, the effect counters ``burning .. poison``,
-    the occupancy ``grid`` and ``cloud`` tiles, ``last_fire``, the attack list
-    ``atk_*``, ``cand``, ``dealt``, ``dbg``, ``field`` and ``qx, qy, qgrid``.
-    ``field`` holds the two sides' summed-area tables (:func:`count_table`),
-    shape (2, (length + 1) * (width + 1)), or (2, 0) to find the nearest
-    enemies by scanning the units: the tables pay when units² ≥ FIELD_MIN ×
-    tiles.  ``qx, qy`` (units) and ``qgrid`` (tiles) hold the positions that
-    movers choose from (C-8.3).  ``colbits`` are the column bitsets of
-    :func:`column_bits`, shape (2, length), or (0, length) on grids wider
-    than ``COLUMN_BITS_MAX_WIDTH``: none.
-    ``near`` holds each unit's nearest-enemy distance as last found, where
-    the next search for it starts (:func:`_nearest_distance`).
-    """
-    tiles = width * length
-    field = np.zeros((2, (length + 1) * (width + 1) if n * n >= FIELD_MIN * tiles else 0), np.int64)
-    return (
-        np.zeros(n, np.int64),  # hp
-        np.zeros(n, np.int64),  # maxhp
-        np.zeros(n, np.int64),  # px
-        np.zeros(n, np.int64),  # py
-        np.zeros(n, np.int64),  # state
-        np.zeros(n, np.int64),  # burning
-        np.zeros(n, np.int64),  # frozen
-        np.zeros(n, np.int64),  # stunned
-        np.zeros(n, np.int64),  # paralysed
-        np.zeros(n, np.int64),  # decaying
-        np.zeros(n, np.int64),  # poison
-        np.empty(tiles, np.int64),  # grid
-        np.empty(tiles, np.int64),  # cloud
-        np.zeros((n, max_weapons), np.int64),  # last_fire
-        np.zeros(max_attacks, np.int64),  # atk_unit
-        np.zeros(max_attacks, np.int64),  # atk_w
-        np.zeros(max_attacks, np.int64),  # atk_slot
-        np.zeros(max_attacks, np.int64),  # atk_key
-        np.zeros(max(n, 9, width), np.int64),  # cand
-        np.zeros(2, np.int64),  # dealt
-        np.zeros((n, N_DEBUG), np.int64),  # dbg
-        field,
-        np.zeros(n, np.int64),  # qx
-        np.zeros(n, np.int64),  # qy
-        np.empty(tiles, np.int64),  # qgrid
-        np.zeros((2 if width <= COLUMN_BITS_MAX_WIDTH else 0, length), np.int64),  # colbits
-        np.zeros(n, np.int64),  # near
-    )
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_part, sx, sy,
                shuffle_idx, shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons,
                max_attacks,
                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
-               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug):  # fmt: skip
+               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug,
+               stream, units, tiles, attacks, sort_scratch, last_fire, dbg, field, colbits,
+               misc):  # fmt: skip
     """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` battles, one stream per battle.
 
     Battle ``k`` of chunk ``c`` (counted from 0 within the chunk) draws from
@@ -1128,26 +1091,47 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     was optimised by LLVM twice, alone and again inside this loop; inlined
     before typing (``inline="always"``), it cost Numba 1.6 s of deep copies of
     its IR.  Written here it saves about 0.9 s of a cold start on two cores
-    (issue 13).  It plays in the arrays of :func:`_work_arrays` through
-    uncounted views (:func:`~kernels.borrow.borrowed`): ``work`` holds the
-    arrays and is used again on every pass, so Numba frees them only after the
-    loop, never under a view (``tests/test_borrow_lifetimes.py`` checks this).
+    (issue 13).
+
+    The battle plays in work arrays the caller allocates, one set per call
+    (``montecarlo.coe5.battle``; their rows are named at ``UNIT_ROWS``):
+    ``stream`` (the battle's random stream), ``units``, ``tiles``, ``attacks``,
+    ``sort_scratch`` (for :func:`_attack_order`), ``last_fire``, ``dbg`` (the
+    per-unit record), ``field`` (the two sides' summed-area tables of
+    :func:`count_table`, shape (2, (length + 1) * (width + 1)), or (2, 0) to
+    find the nearest enemies by scanning the units: the tables pay when
+    units² ≥ FIELD_MIN × tiles), ``colbits`` (:func:`column_bits`, shape (2,
+    length), or (0, length) on grids wider than ``COLUMN_BITS_MAX_WIDTH``) and
+    ``misc``.  ``qx, qy`` and ``qgrid`` hold the positions that movers choose
+    from (C-8.3), ``near`` each unit's nearest-enemy distance as last found.
+    It reads them through uncounted views (:func:`~kernels.borrow.borrowed`)
+    of its arguments, which the caller holds (``tests/test_borrow_lifetimes.py``
+    checks that no array a view comes from is freed while it is read).
     """
     n = slot_type.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
-    stream = np.empty(4, np.uint64)
-    btype = slot_type.copy()
-    bpart = slot_part.copy()
-    work = _work_arrays(n, width, length, max_weapons, max_attacks)
     n_parts = agg_surv.shape[1]
-    surv = np.zeros(n_parts, np.int64)
-    routed = np.zeros(n_parts, np.int64)
     U = borrowed(U)  # the caller holds the arguments
     W = borrowed(W)
     iside = borrowed(iside)
     sx = borrowed(sx)
     sy = borrowed(sy)
     P = borrowed(P)
+    stream = borrowed(stream)
+    units = borrowed(units)
+    tiles = borrowed(tiles)
+    attacks = borrowed(attacks)
+    sort_scratch = borrowed(sort_scratch)
+    last_fire = borrowed(last_fire)
+    dbg = borrowed(dbg)
+    field = borrowed(field)
+    colbits = borrowed(colbits)
+    misc = borrowed(misc)
+    btype = units[14]
+    bpart = units[15]
+    nc = misc.shape[0] - MISC_EXTRA - 2 * n_parts  # cand, then dealt, surv, routed, stale, moved
+    surv = misc[nc + 2 : nc + 2 + n_parts]
+    routed = misc[nc + 2 + n_parts : nc + 2 + 2 * n_parts]
     for trial in range(c0 * chunk, min(n_trials, c1 * chunk)):
         c = trial // chunk
         seed_trial(states[c], trial - c * chunk, stream)  # battle k of chunk c (issue 12)
@@ -1155,43 +1139,37 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         _copy(bpart, slot_part)
         deal_out(stream, btype, bpart, shuffle_idx, shuffle_bounds)
 
-        # One battle; its final state stays in the arrays.
-        (hp, maxhp, px, py, state, burning, frozen, stunned, paralysed, decaying, poison,
-         grid, cloud, last_fire, atk_unit, atk_w, atk_slot, atk_key, cand, dealt,
-         dbg, field, qx, qy, qgrid, colbits, near) = work  # fmt: skip
-        # Uncounted views (kernels/borrow.py) of the arrays ``work`` holds: it is used
-        # again on every pass, so Numba frees them only after the loop.  The record
-        # below reads the battle's final state through them too.
-        s = borrowed(stream)
-        itype = borrowed(btype)
-        hp = borrowed(hp)
-        maxhp = borrowed(maxhp)
-        px = borrowed(px)
-        py = borrowed(py)
-        state = borrowed(state)
-        burning = borrowed(burning)
-        frozen = borrowed(frozen)
-        stunned = borrowed(stunned)
-        paralysed = borrowed(paralysed)
-        decaying = borrowed(decaying)
-        poison = borrowed(poison)
-        grid = borrowed(grid)
-        cloud = borrowed(cloud)
-        last_fire = borrowed(last_fire)
-        atk_unit = borrowed(atk_unit)
-        atk_w = borrowed(atk_w)
-        atk_slot = borrowed(atk_slot)
-        atk_key = borrowed(atk_key)
-        cand = borrowed(cand)
-        dealt = borrowed(dealt)
-        dbg = borrowed(dbg)
-        field = borrowed(field)
-        qx = borrowed(qx)
-        qy = borrowed(qy)
-        qgrid = borrowed(qgrid)
-        colbits = borrowed(colbits)
+        # One battle; its final state stays in the arrays the caller passed.
+        s = stream
+        itype = btype
+        hp = units[0]
+        maxhp = units[1]
+        px = units[2]
+        py = units[3]
+        state = units[4]
+        burning = units[5]
+        frozen = units[6]
+        stunned = units[7]
+        paralysed = units[8]
+        decaying = units[9]
+        poison = units[10]
+        qx = units[11]
+        qy = units[12]
+        near = units[13]
+        grid = tiles[0]
+        cloud = tiles[1]
+        qgrid = tiles[2]
+        atk_unit = attacks[0]
+        atk_w = attacks[1]
+        atk_slot = attacks[2]
+        atk_key = attacks[3]
+        atk_target = attacks[4]
+        atk_far = attacks[5]
+        cand = misc[:nc]
+        dealt = misc[nc : nc + 2]
+        stale = misc[nc + 2 + 2 * n_parts : nc + 4 + 2 * n_parts]
+        moved = misc[nc + 4 + 2 * n_parts :]
         no_bits = colbits[:0]  # none (see _random_enemy)
-        near = borrowed(near)
         grid[:] = -1
         cloud[:] = -1
         dealt[:] = 0
@@ -1224,11 +1202,12 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # Battles without clouds or fear skip those steps' loops entirely.
         clouds = _any_weapon_flag(W, L.F_CLOUD)
         fear = _any_fear(U, itype)
-        # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (_work_arrays); below
+        # Summed-area tables are used when units² ≥ FIELD_MIN × tiles (the caller); below
         # that, scanning the units is cheaper, with the same result.
         use_field = field.shape[1] > 0
         no_field = field[0, :0]
-        movers = _move_order(iside, P[R.PAIRED_MOVES] != 0)
+        movers = units[16]
+        _move_order(iside, P[R.PAIRED_MOVES] != 0, movers)
         snapshot = P[R.SIMULTANEOUS_MOVES] != 0
         if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
             qx = px
@@ -1237,15 +1216,12 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         fast = _any_unit_flag(U, itype, L.UF_FAST)
         bitsets = colbits.shape[0] > 0
         early = P[R.TARGET_AT_ORDER] != 0
-        atk_target = np.empty(atk_unit.shape[0] if early else 0, np.int64)
-        atk_far = np.empty(atk_unit.shape[0] if early else 0, np.int64)
-        sort_scratch = np.empty((6, atk_key.shape[0] + 1), np.int64)  # for _attack_order
         # stale[e]: side e's table no longer matches the positions movers choose from.
         # With simultaneous moves a side's moves during a sweep only mark it
         # ``moved``, and its table is rebuilt at the next sweep, from the new snapshot.
         # (int64 flags, as the other arrays: bool arrays cost a cold start three more compiles)
-        stale = np.ones(2, np.int64)
-        moved = np.zeros(2, np.int64)
+        stale[:] = 1
+        moved[:] = 0
         mark = moved if snapshot else stale
 
         # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).

@@ -171,6 +171,7 @@ def run_on_threads(
     what: str = "the kernel",
     seconds: int = 15,
     progress: bool | None = None,
+    scratch: Callable[[], tuple] | None = None,
 ) -> None:
     """Play chunks ``0 .. n_chunks-1`` by ``kernel(c0, c1, *args)`` on the Numba thread count.
 
@@ -184,17 +185,25 @@ def run_on_threads(
     only its own rows, so the result is the same at any thread count.  One
     thread plays in the calling thread.  A first call compiles the kernel
     first, saying so when it takes long (:func:`compile_first`, with ``what``,
-    ``seconds`` and ``progress``).
+    ``seconds`` and ``progress``).  ``scratch``, if given, makes the work
+    arrays that each call gets after ``args``: a fresh set per call, so no
+    two threads share one.
     """
-    compile_first(kernel, (0, n_chunks, *args), what, seconds, progress)
+
+    def work() -> tuple:
+        return scratch() if scratch is not None else ()
+
+    compile_first(kernel, (0, n_chunks, *args, *work()), what, seconds, progress)
     threads = min(numba.get_num_threads(), n_chunks)
     if threads <= 1:
-        kernel(0, n_chunks, *args)
+        kernel(0, n_chunks, *args, *work())
         return
     n_tasks = min(n_chunks, TASKS_PER_THREAD * threads)
     bounds = [n_chunks * k // n_tasks for k in range(n_tasks + 1)]
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        tasks = [pool.submit(kernel, c0, c1, *args) for c0, c1 in itertools.pairwise(bounds)]
+        tasks = [
+            pool.submit(kernel, c0, c1, *args, *work()) for c0, c1 in itertools.pairwise(bounds)
+        ]
         try:
             for task in tasks:
                 task.result()  # re-raises a kernel's error

@@ -214,3 +214,27 @@ def test_a_failing_task_stops_the_tasks_not_yet_started():
         assert sorted(started) == list(range(8))
     finally:
         numba.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_each_call_gets_work_arrays_of_its_own(threads):
+    # run_on_threads(scratch=...): the battle kernel plays in arrays the caller
+    # allocates; two threads must never play in the same ones.
+    import numba
+
+    seen = []
+
+    def kernel(c0: int, c1: int, tag: str, work: list) -> None:
+        seen.append((c0, tag, work))  # kept alive, so ids are not reused
+        time.sleep(0.01)
+
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        driver.run_on_threads(kernel, 8, ("x",), scratch=lambda: ([],))
+    finally:
+        numba.set_num_threads(previous)
+    calls = 1 if threads == 1 else driver.TASKS_PER_THREAD * 2
+    assert len(seen) == min(calls, 8)
+    assert len({id(w) for _, _, w in seen}) == len(seen)  # a fresh set per call
+    assert {tag for _, tag, _ in seen} == {"x"}

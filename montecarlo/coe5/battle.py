@@ -17,7 +17,16 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from kernels import coe5_rules as R
-from kernels.coe5_battle import N_DEBUG, run_chunks
+from kernels.coe5_battle import (
+    ATTACK_ROWS,
+    COLUMN_BITS_MAX_WIDTH,
+    FIELD_MIN,
+    MISC_EXTRA,
+    N_DEBUG,
+    TILE_ROWS,
+    UNIT_ROWS,
+    run_chunks,
+)
 from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
 from montecarlo.coe5.dice import DIFFICULTIES
 from montecarlo.coe5.packing import pack
@@ -201,6 +210,29 @@ class _Battles:
         self.max_count = max(p.count for p in dep.parts)
         self.n_units = len(dep.itype)
 
+    def scratch(self) -> tuple:
+        """The work arrays of one ``run_chunks`` call (one set per thread; see its docstring).
+
+        Allocated here rather than in the kernel: Numba compiles its allocation
+        routines afresh for every kernel that allocates, at every cold start.
+        """
+        n, tiles = self.n_units, self.width * self.length
+        table = (self.length + 1) * (self.width + 1) if n * n >= FIELD_MIN * tiles else 0
+        bits = 2 if self.width <= COLUMN_BITS_MAX_WIDTH else 0
+        cand = max(n, 9, self.width)
+        return (
+            np.zeros(4, np.uint64),  # the battle's random stream
+            np.zeros((UNIT_ROWS, n), np.int64),
+            np.zeros((TILE_ROWS, tiles), np.int64),
+            np.zeros((ATTACK_ROWS, self.max_attacks), np.int64),
+            np.zeros((6, self.max_attacks + 1), np.int64),  # _attack_order's scratch
+            np.zeros((n, self.max_weapons), np.int64),  # last_fire
+            np.zeros((n, N_DEBUG), np.int64),  # dbg
+            np.zeros((2, table), np.int64),  # the summed-area tables
+            np.zeros((bits, self.length), np.int64),  # the column bitsets
+            np.zeros(cand + MISC_EXTRA + 2 * self.n_parts, np.int64),  # misc
+        )
+
     def empty_totals(self) -> _Totals:
         return _Totals(
             np.zeros(3, np.int64),
@@ -247,7 +279,7 @@ class _Battles:
             run_battles(*args)
         else:
             run_on_threads(run_chunks, n_chunks, args, what="the battle kernel", seconds=10,
-                           progress=progress)  # fmt: skip
+                           progress=progress, scratch=self.scratch)  # fmt: skip
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)
