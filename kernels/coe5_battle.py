@@ -1107,6 +1107,10 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     It reads them through uncounted views (:func:`~kernels.borrow.borrowed`)
     of its arguments, which the caller holds (``tests/test_borrow_lifetimes.py``
     checks that no array a view comes from is freed while it is read).
+
+    ``max_weapons`` and ``max_attacks`` size those arrays in the caller; they
+    stay in the argument list, unused here, so that the driver passes one
+    argument list to this kernel and to the reference's ``run_battles``.
     """
     n = slot_type.shape[0]
     max_round_bin = agg_rounds.shape[1] - 1
