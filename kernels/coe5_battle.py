@@ -48,9 +48,15 @@ enemies at distance d, all on its ring: enough for the draw, which is made
 for every mover as in the reference (a lone enemy, or ``random_nearest``
 off: rank 0, no draw).  Only a mover that then steps toward the enemy drawn
 looks for it: as no enemy stands inside the ring, the r-th enemy of the
-ring in tile order is the r-th of the whole box, found by bisection over
-the box's columns and then rows (``_rth_in_box``): about log2(columns) +
-log2(rows) box counts, however many enemies the ring holds.  Both kernels rank
+ring in tile order is the r-th of the whole box.  On grids up to 62 rows
+wide, ``count_table`` also leaves the side's column words (as
+``column_bits``) in ``colbits``, which movement does not otherwise use, and
+``_rth_on_ring`` counts the box's columns a word at a time: the first and
+the last column, one popcount each, hold the enemy in most cases (it is in
+front or behind).  On wider grids, bisection over the box's columns and then
+rows (``_rth_in_box``): about log2(columns) + log2(rows) box counts.  A
+blocked mover's sidestep (C-8.3 [default]) reads the 8 tiles without a
+branch: more than half the movers of a big battle are blocked.  Both kernels rank
 the k in tile order (:mod:`kernels.tile_order`) for this reason: in unit
 order every one of the k had to be read, a cost that grew with the width
 of the enemy's front.  Battles too small to be worth a table scan the units
@@ -547,12 +553,12 @@ def _nearest_distance(x, y, table, width, length, guess):
             lo = max(0, hi - step)
     else:  # up: hi ends at a box with some (the whole grid has them all)
         lo = hi
-        hi = min(hi + step, far)
+        hi = min(hi + 1, far)
         k = _within(x, y, hi, table, width, length)
-        while k == 0:
+        while k == 0:  # steps of 1, 2, 4, ...: the distance often stays as it was
             lo = hi
-            step *= 2
             hi = min(hi + step, far)
+            step *= 2
             k = _within(x, y, hi, table, width, length)
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -597,6 +603,48 @@ def _rth_in_box(table, width, x0, x1, y0, y1, rank):
 
 
 @helper(forceinline=True)
+def _rth_set_bit(word, r):
+    """The row of the ``r``-th set bit (from 0) of one column word."""
+    for _ in range(r):
+        word &= word - 1  # clear the lowest set bit
+    return np.int64(trailing_zeros(word))
+
+
+@helper(forceinline=True)
+def _rth_on_ring(words, width, length, x, y, d, k, r):
+    """The tile of the ``r``-th (from 0, in tile order) of the ``k`` units of a side within d.
+
+    ``words`` are the side's column words (see :func:`column_bits`) at the
+    positions its summed-area table counts, and none of its units stands
+    nearer than d to (x, y): the k stand on the ring of the box within d, so
+    the box's column words hold just them.  The first and last columns of
+    the box hold most of them (the enemy is in front or behind): each is one
+    popcount; the columns between are walked.
+    """
+    y0 = max(0, y - d)
+    y1 = min(width - 1, y + d)
+    rows = ((np.int64(2) << (y1 - y0)) - 1) << y0  # bits y0..y1
+    x0 = max(0, x - d)
+    x1 = min(length - 1, x + d)
+    word = words[x0] & rows
+    c = popcount(word)
+    if r < c:
+        return x0 * width + _rth_set_bit(word, r)
+    last = words[x1] & rows  # x1 > x0 here: column x0 held fewer than k
+    before = k - popcount(last)  # those in columns x0 .. x1 - 1
+    if r >= before:
+        return x1 * width + _rth_set_bit(last, r - before)
+    r -= c
+    for ax in range(x0 + 1, x1):
+        word = words[ax] & rows
+        c = popcount(word)
+        if r < c:
+            return ax * width + _rth_set_bit(word, r)
+        r -= c
+    return -1  # not reached: the k are in the box
+
+
+@helper(forceinline=True)
 def _pick_nearest(s, k, P):
     """C-8.3 [default]: which of ``k`` equally near enemies, as a rank in tile order.
 
@@ -610,19 +658,26 @@ def _pick_nearest(s, k, P):
 
 
 @helper(forceinline=True)
-def count_table(side, iside, state, px, py, width, length, table):
-    """The summed-area table of the living units of ``side``.
+def count_table(side, iside, state, px, py, width, length, table, words):
+    """The summed-area table of the living units of ``side``, and their column words.
 
     ``table[x * (width + 1) + y]`` counts them on the tiles left of column x
     and below row y, shape ``(length + 1) * (width + 1)``: any box of tiles
-    is counted from four entries (:func:`_box_count`).
+    is counted from four entries (:func:`_box_count`).  ``words`` (length
+    ``length``, or empty on grids too wide for them) receive the same units
+    as :func:`column_bits` does.
     """
     w1 = width + 1
     for t in range(table.shape[0]):
         table[t] = 0
+    for x in range(words.shape[0]):
+        words[x] = 0
+    has_words = words.shape[0] > 0
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] == side:
             table[(px[j] + 1) * w1 + py[j] + 1] = 1
+            if has_words:
+                words[px[j]] |= np.int64(1) << py[j]
     for x in range(1, length + 1):
         run = 0  # the column's units up to row y
         for y in range(1, w1):
@@ -711,17 +766,21 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
     elif P[R.SIDESTEP] == 0:
         return  # C-8.3: blocked, it stays
     else:
-        # C-8.3 [default]: take a free tile that is equally close, at random.
-        k = 0
+        # C-8.3 [default]: take a free tile that is equally close, at random.  The 8
+        # tiles in order, without a branch (most movers that get here are blocked).
+        k = np.int64(0)
+        x = px[i]
+        y = py[i]
         for dx in range(-1, 2):
+            ax = x + dx
+            in_x = (ax >= 0) & (ax < length)
             for dy in range(-1, 2):
-                ax = px[i] + dx
-                ay = py[i] + dy
-                if (dx == 0 and dy == 0) or ax < 0 or ay < 0 or ax >= length or ay >= width:
-                    continue
-                if grid[ax * width + ay] < 0 and _cheb(ax, ay, tx, ty) == dmin - 1:
-                    cand[k] = ax * width + ay
-                    k += 1
+                ay = y + dy
+                inside = in_x & (ay >= 0) & (ay < width) & ((dx != 0) | (dy != 0))
+                t = ax * width + ay if inside else 0
+                ok = inside & (grid[t] < 0) & (_cheb(ax, ay, tx, ty) == dmin - 1)
+                cand[k] = t
+                k += np.int64(ok)
         if k == 0:
             return
         t = cand[bounded(s, k)]
@@ -735,7 +794,7 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 @helper(forceinline=True)
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
-          wall_col, table, P, cand, near):  # fmt: skip
+          wall_col, table, words, P, cand, near):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` and their occupancy
@@ -756,11 +815,14 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
         if y >= 0:
             _step_toward(s, i, wall_col, y, dwall, px, py, grid, width, length, P, cand)
         return
-    if table.shape[0] > 0:  # counted, not listed: count the way to the r-th in its box
+    if table.shape[0] > 0:  # counted, not listed: the r-th in its box
         x = qx[i]
         y = qy[i]
-        t = _rth_in_box(table, width, max(0, x - dmin), min(length - 1, x + dmin),
-                        max(0, y - dmin), min(width - 1, y + dmin), r)  # fmt: skip
+        if words.shape[0] > 0:  # the column words hold it
+            t = _rth_on_ring(words, width, length, x, y, dmin, k, r)
+        else:  # count the way to it
+            t = _rth_in_box(table, width, max(0, x - dmin), min(length - 1, x + dmin),
+                            max(0, y - dmin), min(width - 1, y + dmin), r)  # fmt: skip
         j = qgrid[t]  # the box within dmin holds the k on its ring, and no other enemy
     else:
         j = rth_smallest(cand, k, r) & UNIT_BITS  # the scan listed their tile keys
@@ -1174,6 +1236,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         stale = misc[nc + 2 + 2 * n_parts : nc + 4 + 2 * n_parts]
         moved = misc[nc + 4 + 2 * n_parts :]
         no_bits = colbits[:0]  # none (see _random_enemy)
+        no_words = misc[:0]
         grid[:] = -1
         cloud[:] = -1
         dealt[:] = 0
@@ -1331,13 +1394,14 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                             mark[iside[i]] = 1
                     e = 1 - iside[i]
                     if use_field and stale[e]:  # the enemies moved, died or routed since
-                        count_table(e, iside, state, qx, qy, width, length, field[e])
+                        count_table(e, iside, state, qx, qy, width, length, field[e],
+                                    colbits[e] if bitsets else no_words)  # fmt: skip
                         stale[e] = 0
                     x0 = px[i]
                     y0 = py[i]
                     _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
-                          length, siege, wall_col, field[e] if use_field else no_field, P,
-                          cand, near)  # fmt: skip
+                          length, siege, wall_col, field[e] if use_field else no_field,
+                          colbits[e] if bitsets else no_words, P, cand, near)  # fmt: skip
                     if px[i] != x0 or py[i] != y0:
                         mark[iside[i]] = 1
             # 5. fear

@@ -26,6 +26,8 @@ _rth_in_box = from_python(coe5_battle._rth_in_box)
 count_table = from_python(coe5_battle.count_table)
 _nearest_distance = from_python(coe5_battle._nearest_distance)
 column_bits = from_python(coe5_battle.column_bits)
+_rth_on_ring = from_python(coe5_battle._rth_on_ring)
+NO_WORDS = np.zeros(0, np.int64)
 
 
 def test_rth_smallest_is_the_rth_of_the_sorted_values():
@@ -64,7 +66,7 @@ def test_rth_in_box_is_the_rth_unit_of_the_box_in_tile_order():
         iside = rng.integers(0, 2, n).astype(np.int64)
         state = np.zeros(n, np.int64)  # all alive
         table = np.zeros((length + 1) * (width + 1), np.int64)
-        count_table(np.int64(1), iside, state, px, py, width, length, table)
+        count_table(np.int64(1), iside, state, px, py, width, length, table, NO_WORDS)
         for _ in range(10):
             xa, xb = sorted(rng.integers(0, length, 2))
             ya, yb = sorted(rng.integers(0, width, 2))
@@ -96,7 +98,7 @@ def test_nearest_distance_from_any_guess_is_the_least_box_that_holds_one():
     for _ in range(300):
         width, length, n, px, py, iside, state = _random_grid(rng)
         table = np.zeros((length + 1) * (width + 1), np.int64)
-        count_table(np.int64(1), iside, state, px, py, width, length, table)
+        count_table(np.int64(1), iside, state, px, py, width, length, table, NO_WORDS)
         live = [(px[j], py[j]) for j in range(n) if iside[j] == 1 and state[j] == 0]
         for _ in range(5):
             x, y = int(rng.integers(0, length)), int(rng.integers(0, width))
@@ -108,6 +110,34 @@ def test_nearest_distance_from_any_guess_is_the_least_box_that_holds_one():
             for guess in (-2, -1, 0, 1, 2, 5, 40, 1 << 20, near - 2, near, near + 1):
                 got = _nearest_distance(x, y, table, width, length, np.int64(guess))
                 assert tuple(got) == want, (guess, x, y)
+
+
+def test_rth_on_ring_is_the_rth_nearest_in_tile_order():
+    """C-8.3: the movers' choice among equally near enemies, read from column words.
+
+    The words come from :func:`count_table`, as in the kernel, and must match
+    :func:`column_bits`; the r-th of the k at the nearest distance, in tile
+    order, is what brute force gives, wherever the k stand on the ring.
+    """
+    rng = np.random.default_rng(6)
+    for _ in range(400):
+        width, length, n, px, py, iside, state = _random_grid(rng, max_width=63, max_length=20)
+        table = np.zeros((length + 1) * (width + 1), np.int64)
+        words = np.full(length, -1, np.int64)  # stale words must be cleared
+        count_table(np.int64(1), iside, state, px, py, width, length, table, words)
+        colbits = np.zeros((2, length), np.int64)
+        column_bits(iside, state, px, py, colbits)
+        assert (words == colbits[1]).all()
+        live = [(int(px[j]), int(py[j])) for j in range(n) if iside[j] == 1 and state[j] == 0]
+        for _ in range(5):
+            x, y = int(rng.integers(0, length)), int(rng.integers(0, width))
+            if not live or (x, y) in live:
+                continue
+            d = min(max(abs(a - x), abs(b - y)) for a, b in live)
+            ring = sorted(a * width + b for a, b in live if max(abs(a - x), abs(b - y)) == d)
+            for r, tile in enumerate(ring):
+                got = _rth_on_ring(words, width, length, x, y, d, np.int64(len(ring)), r)
+                assert got == tile, (x, y, d, r)
 
 
 def test_column_bits_mark_the_living_units_of_each_side():
