@@ -1,5 +1,5 @@
 """``python -m montecarlo`` runs the CLI."""
 
-from montecarlo.cli import main
+from montecarlo.cli import console
 
-raise SystemExit(main())
+console()

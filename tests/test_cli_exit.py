@@ -1,0 +1,77 @@
+"""The CLI's exit (issue 13): what the command wrote arrives, then the process leaves at once.
+
+``montecarlo.cli.leave`` skips the interpreter's teardown (0.4 s of a cold
+matchup) with ``os._exit`` after flushing, unless another thread or a child
+process still runs, when it exits the usual way.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from montecarlo import cli
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "montecarlo", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_whole_output_arrives_through_a_pipe():
+    """Block-buffered stdout is flushed before the process leaves."""
+    done = _run("units")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert len(lines) > 10  # a header and the shipped roster
+    assert lines[0].split()[:2] == ["name", "hp"]
+    assert done.stderr == ""
+
+
+def test_bad_input_still_exits_2_with_its_one_line():
+    done = _run("matchup", "pikeman:x", "knight:3")
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.strip().count("\n") == 0
+    assert "pikeman" in done.stderr.lower() and "error" in done.stderr
+
+
+def test_leave_flushes_then_exits_at_once(monkeypatch):
+    calls = []
+
+    class Stream:
+        def flush(self):
+            calls.append("flush")
+
+    class Left(Exception):
+        pass
+
+    def fake_exit(status):
+        calls.append(status)
+        raise Left
+
+    monkeypatch.setattr(sys, "stdout", Stream())
+    monkeypatch.setattr(sys, "stderr", Stream())
+    monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    with pytest.raises(Left):
+        cli.leave(3)
+    assert calls[:2] == ["flush", "flush"]  # stdout, stderr (then logging's handlers)
+    assert calls[-1] == 3 and 3 not in calls[:-1]
+
+
+def test_leave_exits_the_usual_way_while_another_thread_runs(monkeypatch):
+    monkeypatch.setattr(cli.os, "_exit", lambda status: pytest.fail("os._exit with a live thread"))
+    release = threading.Event()
+    worker = threading.Thread(target=release.wait)
+    worker.start()
+    try:
+        with pytest.raises(SystemExit) as exc:
+            cli.leave(4)
+        assert exc.value.code == 4
+    finally:
+        release.set()
+        worker.join()
