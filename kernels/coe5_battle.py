@@ -75,7 +75,12 @@ attackers first) as in the reference.
 
 Attack order (steps 6-7).  ``_attack_order`` bucket-sorts the keys instead of
 the reference's stable ``np.argsort``: the same permutation, equal 64-bit keys
-(about m² / 2**33 a round for m attacks) by index in both.
+(about m² / 2**33 a round for m attacks) by index in both.  The melee attacks
+of a unit with no enemy next to it when the order is made (the column
+bitsets say so) draw their ties and are left out: from then to the end of
+the round units only die or rout, so such an attack would be lost when it
+came, drawing nothing, and the stable sort keeps the others' order.  Most
+attacks of a big battle's rear ranks are such.
 """
 
 from __future__ import annotations
@@ -1067,6 +1072,22 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
 
 
 @helper(forceinline=True)
+def _maybe_adjacent(i, iside, px, py, width, length, colbits):
+    """False when the column bitsets show no enemy on the 8 tiles around i.
+
+    True when they show one, which may have died since they were built.
+    """
+    x = px[i]
+    y = py[i]
+    y0 = max(0, y - 1)
+    rows = ((np.int64(2) << (min(width - 1, y + 1) - y0)) - 1) << y0
+    seen = np.int64(0)
+    for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
+        seen |= colbits[1 - iside[i], ax] & rows
+    return seen != 0
+
+
+@helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand, colbits):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -1075,16 +1096,10 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
     melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
     """
-    maybe = True  # an enemy may stand on the 8 tiles around i: read them
-    if colbits.shape[0] > 0:  # unless the column bitsets show none there (most of a big
-        x = px[i]  # battle's rear ranks); they may show enemies that died since: then the tiles
-        y = py[i]  # decide (see _random_enemy)
-        y0 = max(0, y - 1)
-        rows = ((np.int64(2) << (min(width - 1, y + 1) - y0)) - 1) << y0
-        seen = np.int64(0)
-        for ax in range(max(0, x - 1), min(length - 1, x + 1) + 1):
-            seen |= colbits[1 - iside[i], ax] & rows
-        maybe = seen != 0
+    # An enemy may stand on the 8 tiles around i: read them, unless the column bitsets show
+    # none there (most of a big battle's rear ranks); they may show enemies that died since:
+    # then the tiles decide (see _random_enemy).
+    maybe = colbits.shape[0] == 0 or _maybe_adjacent(i, iside, px, py, width, length, colbits)
     if W[L.W_RANGE, w] > 1:
         if maybe and _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
             return -1, NEAR  # C-5.5
@@ -1416,16 +1431,24 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
                     continue
                 ti = itype[i]
+                # No enemy next to i now: none will be in this round's attacks (units only
+                # die or rout until its end), so its melee attacks are lost whenever they
+                # come, drawing nothing (_pick_target).  They draw their ties but are left
+                # out of the order: the others keep theirs (it is a stable sort).
+                alone = bitsets and not _maybe_adjacent(i, iside, px, py, width, length, colbits)
                 for k in range(U[L.U_NW, ti]):
                     w = U[L.U_W0, ti] + k
                     if W[L.W_FLAGS, w] & L.F_PREBATTLE:
                         continue
                     wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
+                    lost = alone and W[L.W_RANGE, w] <= 1
                     for _ in range(W[L.W_SHOTS, w]):
+                        tie = np.int64(next_u64(s) & _MASK32)
+                        if lost:
+                            continue
                         atk_unit[m] = i
                         atk_w[m] = w
                         atk_slot[m] = k
-                        tie = np.int64(next_u64(s) & _MASK32)
                         atk_key[m] = -((wand << 50) + (W[L.W_INIT, w] << 36) + tie)
                         if early:  # C-8.6 target_draw="order": the target is drawn now
                             atk_target[m], atk_far[m] = _pick_target(
