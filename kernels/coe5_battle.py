@@ -21,17 +21,18 @@ same draw r, then names the enemy the reference names: the same draws from
 the stream in the same order, so every battle is the same, bit for bit.  How
 each search gets k and the r-th:
 
-- a shot's targets (C-5.1, ``_random_enemy``): the r-th in unit order.  The
-  enemies in the box of tiles within range set their bits in a bitset of
-  unit numbers, k is the popcount and the enemy is the r-th bit set.  On
-  grids up to 62 rows wide, the enemies' tiles come from *column bitsets*
-  (``column_bits``: per side and column, one word with a bit per row),
-  a word per column of the box; they are built when units stop moving for
-  the round (attacks, siege rounds), and the grid says which of those
-  enemies died since.  On wider grids the box's tiles are read one by one
-  when the box has fewer tiles than the enemy has slots, and otherwise the
-  enemy's slots are scanned twice, to count (a vectorised loop) and to walk
-  to the r-th;
+- a shot's targets (C-5.1, ``_random_enemy``): the r-th in tile order,
+  as the reference ranks them too.  On grids up to 62 rows wide the
+  enemies come from *column bitsets* (``column_bits``: per side and
+  column, one word with a bit per row): k is the popcount of the box's
+  columns within range, and the r-th is found walking them a word at a
+  time.  The bitsets are built when units stop moving for the round
+  (attacks, and each siege round), and kept exact after that: in those
+  steps only a struck unit dies or routs, and the caller clears its bit.
+  On wider grids the box's tiles are read in tile order, to count and to
+  walk to the r-th, when the box has fewer tiles than the enemy has slots;
+  otherwise the enemy's slots are scanned, listing the tile keys of the k,
+  and the r-th is taken by quickselect;
 - fear (C-8.5) reads the 8 tiles around a unit and sorts those enemies by
   number (``_unit_order``); a melee target is drawn among the 8 tiles in tile
   order, as the reference does too; the column bitsets tell at once that
@@ -155,21 +156,6 @@ UNIT_ROWS = 17
 TILE_ROWS = 3
 ATTACK_ROWS = 6
 MISC_EXTRA = 6
-
-
-@helper(forceinline=True)
-def _rth_bit(bits, r):
-    """The number of the ``r``-th set bit (from 0) of the bitset ``bits`` (int64 words)."""
-    q = 0
-    c = popcount(bits[0])
-    while r >= c:
-        r -= c
-        q += 1
-        c = popcount(bits[q])
-    word = bits[q]
-    for _ in range(r):
-        word &= word - 1  # clear the lowest set bit
-    return q * 64 + np.int64(trailing_zeros(word))
 
 
 @helper(forceinline=True)
@@ -404,23 +390,23 @@ def column_bits(iside, state, px, py, colbits):
 def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand, colbits):
     """A random living enemy of i at Chebyshev distance lo..hi, or -1.
 
-    The candidates are the living enemies in unit order, one drawn with
-    ``bounded(s, k)``.  Three ways to the same k, draw and enemy as the
-    reference's scan, the first that applies:
+    The k candidates are ranked in tile order (column by column, each from
+    row 0: :mod:`kernels.tile_order`), as the reference ranks them, and the
+    r-th is drawn with ``bounded(s, k)``.  Three ways to the same k, draw and
+    enemy, the first that applies:
 
     - with column bitsets (``colbits``, see :func:`column_bits`; empty when
-      they do not apply), the enemies' tiles in the box within ``hi`` of i
-      come word by word, a column at a time, and their units set their bits
-      in a bitset of unit numbers (in ``cand``): the r-th bit set is the r-th
-      in unit order.  The bitsets may still hold tiles whose units died since
-      they were built (the grid says who is there), but no unit may have
-      moved onto a tile since: they are built at the start of each round's
-      attacks and before the siege rounds, when units stop moving;
+      they do not apply), k is the popcount of the box's columns within
+      ``hi`` of i, less the tiles nearer than ``lo``, and the r-th is found by
+      walking them a word at a time.  The bitsets must hold exactly the
+      living units: they are built when units stop moving for the round
+      (attacks, siege rounds) and the caller clears the bit of a unit that
+      dies or routs after that (see :func:`run_chunks`);
     - when the box has fewer tiles than the enemy side has unit slots, its
-      tiles are read into that bitset one by one (branch-free);
-    - otherwise the enemy's slots are scanned twice, once to count them (a
-      vectorised loop, cheaper per unit than a tile of the box) and once to
-      walk to the r-th.
+      tiles are read in tile order, once to count (branch-free) and once to
+      walk to the r-th;
+    - otherwise the enemy's slots are scanned, listing the tile keys of the
+      k, and the r-th is taken by quickselect (as the reference does).
 
     Called, not inlined: five inlined copies (shots, pre-battle weapons,
     tunnellers) cost a cold start more than the call costs a shot.
@@ -433,52 +419,55 @@ def _random_enemy(s, i, lo, hi, iside, state, px, py, grid, width, length, cand,
     y0 = max(0, y - hi)
     y1 = min(width - 1, y + hi)
     k = np.int64(0)  # typed, not a literal: one compile of bounded
-    n = iside.shape[0]
-    e0, e1 = _enemy_slots(iside, si)
-    if colbits.shape[0] > 0 or (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:
-        bits = cand  # a bitset of unit numbers: the r-th bit set is the r-th in unit order
-        for q in range((n + 63) >> 6):
-            bits[q] = 0
-        if colbits.shape[0] > 0:  # the enemies' tiles of each column, a word at a time
-            rows = ((np.int64(2) << (y1 - y0)) - 1) << y0  # bits y0..y1
-            near = np.int64(0)  # the rows nearer than lo, in the columns nearer than lo
-            if lo > 0:
-                n0 = max(0, y - lo + 1)
-                near = ((np.int64(2) << (min(width - 1, y + lo - 1) - n0)) - 1) << n0
-            for ax in range(x0, x1 + 1):
-                word = colbits[1 - si, ax] & rows
-                if abs(ax - x) < lo:
-                    word &= ~near
-                while word != 0:
-                    ay = np.int64(trailing_zeros(word))
-                    word &= word - 1
-                    j = grid[ax * width + ay]  # the enemy, or -1 if it died since
-                    jj = max(j, 0)
-                    bits[jj >> 6] |= np.int64(j >= 0) << (jj & 63)
-        else:  # every tile of the box
-            for ax in range(x0, x1 + 1):
-                for ay in range(y0, y1 + 1):
-                    j = grid[ax * width + ay]
-                    jj = max(j, 0)
-                    ok = np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
-                    bits[jj >> 6] |= ok << (jj & 63)  # no branch to mispredict
-        for q in range((n + 63) >> 6):
-            k += popcount(bits[q])
+    if colbits.shape[0] > 0:  # the enemies' tiles of each column, a word at a time
+        rows = ((np.int64(2) << (y1 - y0)) - 1) << y0  # bits y0..y1
+        near = np.int64(0)  # the rows nearer than lo, in the columns nearer than lo
+        if lo > 0:
+            n0 = max(0, y - lo + 1)
+            near = ((np.int64(2) << (min(width - 1, y + lo - 1) - n0)) - 1) << n0
+        for ax in range(x0, x1 + 1):
+            word = colbits[1 - si, ax] & rows
+            if abs(ax - x) < lo:
+                word &= ~near
+            k += popcount(word)
         if k == 0:
             return -1
-        return _rth_bit(bits, bounded(s, k))
-    for j in range(e0, e1):  # count them (a loop the compiler vectorises)
+        r = bounded(s, k)
+        for ax in range(x0, x1 + 1):
+            word = colbits[1 - si, ax] & rows
+            if abs(ax - x) < lo:
+                word &= ~near
+            c = popcount(word)
+            if r < c:
+                return grid[ax * width + _rth_set_bit(word, r)]
+            r -= c
+        return -1  # not reached: the k are in the box
+    e0, e1 = _enemy_slots(iside, si)
+    if (x1 - x0 + 1) * (y1 - y0 + 1) < e1 - e0:  # every tile of the box, in tile order
+        for ax in range(x0, x1 + 1):
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                jj = max(j, 0)
+                k += np.int64((j >= 0) & (iside[jj] != si) & (lo <= _cheb(x, y, ax, ay)))
+        if k == 0:
+            return -1
+        r = bounded(s, k)
+        for ax in range(x0, x1 + 1):
+            for ay in range(y0, y1 + 1):
+                j = grid[ax * width + ay]
+                if j >= 0 and iside[j] != si and lo <= _cheb(x, y, ax, ay):
+                    if r == 0:
+                        return j
+                    r -= 1
+        return -1  # not reached
+    for j in range(e0, e1):  # list the enemy's slots that qualify, by tile
         d = max(abs(px[j] - x), abs(py[j] - y))
-        k += np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
+        if state[j] == ALIVE and lo <= d and d <= hi:
+            cand[k] = tile_key(px[j], py[j], j)
+            k += 1
     if k == 0:
         return -1
-    r = bounded(s, k)
-    for j in range(e0, e1):  # the r-th of them in unit order
-        d = max(abs(px[j] - x), abs(py[j] - y))
-        r -= np.int64((state[j] == ALIVE) & (lo <= d) & (d <= hi))
-        if r < 0:
-            return j
-    return -1
+    return rth_smallest(cand, k, bounded(s, k)) & UNIT_BITS
 
 
 @helper(forceinline=True)
@@ -516,8 +505,11 @@ def _box_count(table, width, xa, xb, ya, yb):
     reads, whatever the size of the box.
     """
     w1 = width + 1
-    return (table[(xb + 1) * w1 + yb + 1] - table[xa * w1 + yb + 1]
-            - table[(xb + 1) * w1 + ya] + table[xa * w1 + ya])  # fmt: skip
+    a = xa * w1
+    b = (xb + 1) * w1
+    # Unsigned indices: Numba adds no wraparound for negative ones (3% of a big battle).
+    return (table[np.uint64(b + yb + 1)] - table[np.uint64(a + yb + 1)]
+            - table[np.uint64(b + ya)] + table[np.uint64(a + ya)])  # fmt: skip
 
 
 @helper(forceinline=True)
@@ -670,19 +662,33 @@ def count_table(side, iside, state, px, py, width, length, table, words):
     and below row y, shape ``(length + 1) * (width + 1)``: any box of tiles
     is counted from four entries (:func:`_box_count`).  ``words`` (length
     ``length``, or empty on grids too wide for them) receive the same units
-    as :func:`column_bits` does.
+    as :func:`column_bits` does, and the table is built from them: a column's
+    count up to a row is a popcount, with no running sum to wait on.  The
+    attacker's slots come first (see :func:`_enemy_slots`).
     """
     w1 = width + 1
+    if words.shape[0] > 0:
+        for x in range(length):
+            words[x] = 0
+        j0, j1 = _enemy_slots(iside, 1 - side)  # the slots of side
+        for j in range(j0, j1):
+            if state[j] == ALIVE:
+                words[px[j]] |= np.int64(1) << py[j]
+        for y in range(w1):
+            table[y] = 0
+        for x in range(1, length + 1):
+            word = words[x - 1]
+            prev = table[(x - 1) * w1 : x * w1]
+            cur = table[x * w1 : (x + 1) * w1]
+            cur[0] = 0
+            for y in range(1, w1):
+                cur[y] = prev[y] + popcount(word & ((np.int64(2) << (y - 1)) - 1))
+        return
     for t in range(table.shape[0]):
         table[t] = 0
-    for x in range(words.shape[0]):
-        words[x] = 0
-    has_words = words.shape[0] > 0
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] == side:
             table[(px[j] + 1) * w1 + py[j] + 1] = 1
-            if has_words:
-                words[px[j]] |= np.int64(1) << py[j]
     for x in range(1, length + 1):
         run = 0  # the column's units up to row y
         for y in range(1, w1):
@@ -1329,9 +1335,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             # shots and reload; [default] a bombardment at any distance, then steps 9-10.
             hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
             lo = 0 if P[R.BOMBARD] != 0 else 2
-            if bitsets:  # nobody moves in the siege rounds (see _random_enemy)
-                column_bits(iside, state, px, py, colbits)
             for rnd in range(-np.int64(P[R.SIEGE_ROUNDS]), 0):
+                if bitsets:  # nobody moves in the siege rounds (see _random_enemy)
+                    column_bits(iside, state, px, py, colbits)
                 for i in range(n):
                     if iside[i] != 0 or state[i] != ALIVE or stunned[i] or paralysed[i]:
                         continue
@@ -1350,6 +1356,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                                         grid, cloud, width, wall_col, fort, siege, burning, frozen,
                                         stunned, paralysed, decaying, poison, dealt, P, dbg,
                                         seq)  # fmt: skip
+                                if bitsets and state[j] != ALIVE:  # keep them exact
+                                    colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])
                 seq += 1
                 _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                          fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
@@ -1479,6 +1487,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
                         width, wall_col, fort, siege, burning, frozen, stunned, paralysed,
                         decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+                if bitsets and state[j] != ALIVE:  # only a struck unit dies or routs here:
+                    colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])  # keep them exact
             # 9-10. ongoing effects and clouds (a settled battle skips the call)
             seq += 1
             if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,

@@ -1,7 +1,7 @@
 """The reference CoE5 battle kernel: every unit scans every unit (issue 13).
 
 This is ``kernels/coe5_battle.py`` of ``main`` as it stood before the spatial
-index, kept as it was below this module docstring but for two changes:
+index, kept as it was below this module docstring but for three changes:
 
 - the attack order is a stable sort (``kind="mergesort"``), so attacks with
   equal 64-bit keys (a tie of the 32-bit random draws, about m² / 2**33 a
@@ -14,7 +14,12 @@ index, kept as it was below this module docstring but for two changes:
   unit order it had to read all k (a cost that grew with the enemy's front).
   ``_nearest_enemy`` now returns the count k and the draw r, and ``_move``
   names the r-th only for a unit that steps toward it: a selection among
-  the k that the units which stay would pay for nothing.
+  the k that the units which stay would pay for nothing;
+- C-5.1's draw among the k enemies in a shot's range (and the pre-battle
+  weapons', assassins' and tunnellers' draws among all enemies) picks the
+  r-th in tile order too, no longer in unit order: the indexed kernel
+  counts them from its column bitsets a word at a time, where in unit
+  order it had to visit each of the k.
 
 It is the baseline of
 ``benchmarks/bench_battle.py`` and the oracle of ``tests/test_coe5_indexed.py``,
@@ -220,17 +225,21 @@ def _log_loss(log, j, amount, hp, state, effect):
 
 @helper
 def _random_enemy(s, i, lo, hi, iside, state, px, py, cand):
-    """A random living enemy of i at Chebyshev distance lo..hi, or -1."""
+    """A random living enemy of i at Chebyshev distance lo..hi, or -1.
+
+    The k that qualify are listed by tile (:func:`~kernels.tile_order.tile_key`)
+    and the r-th in tile order is drawn, as the indexed kernel ranks them.
+    """
     k = 0
     for j in range(iside.shape[0]):
         if state[j] == ALIVE and iside[j] != iside[i]:
             d = _cheb(px[i], py[i], px[j], py[j])
             if lo <= d <= hi:
-                cand[k] = j
+                cand[k] = tile_key(px[j], py[j], j)
                 k += 1
     if k == 0:
         return -1
-    return cand[bounded(s, k)]
+    return rth_smallest(cand, k, bounded(s, k)) & UNIT_BITS
 
 
 @helper

@@ -83,7 +83,7 @@ def _random_grid(rng, max_width=12, max_length=14):
     tiles = rng.choice(width * length, size=n, replace=False)
     px = (tiles // width).astype(np.int64)
     py = (tiles % width).astype(np.int64)
-    iside = rng.integers(0, 2, n).astype(np.int64)
+    iside = np.sort(rng.integers(0, 2, n)).astype(np.int64)  # the attacker's slots first
     state = rng.choice([0, 0, 0, 1, 2], n).astype(np.int64)  # ALIVE, DEAD, ROUTED
     return width, length, n, px, py, iside, state
 
