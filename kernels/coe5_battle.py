@@ -64,10 +64,11 @@ of the enemy's front.  Battles too small to be worth a table scan the units
 as the reference does.
 
 [default] simultaneous moves: at the start of each sweep the positions
-(``qx, qy``) and the occupancy (``qgrid``) are copied and both tables
-describe that snapshot; a side's moves during the sweep only mark its table
-for rebuilding at the next sweep, while the live ``grid`` decides which
-tiles are free to step on.  With ``simultaneous_moves`` off the movers
+(``qx, qy``) are copied and both tables describe that snapshot (the tile a
+mover's search names is where its enemy stood: all its step needs); a
+side's moves during the sweep only mark its table for rebuilding at the
+next sweep, while the live ``grid`` decides which tiles are free to step
+on.  With ``simultaneous_moves`` off the movers
 choose from the live positions, and a side's table is rebuilt before the
 next mover that looks at it after a unit of that side moved.  Deaths and
 routs happen outside movement, so both tables are rebuilt (lazily) at each
@@ -147,13 +148,13 @@ COLUMN_BITS_MAX_WIDTH = 62
 # The rows of run_chunks' work arrays, which the caller allocates (one set per thread):
 # ``units`` (UNIT_ROWS, n): hp, maxhp, px, py, state, burning, frozen, stunned, paralysed,
 # decaying, poison, qx, qy, near, the dealt type and part, the movers' order;
-# ``tiles`` (TILE_ROWS, tiles): grid, cloud, qgrid; ``attacks`` (ATTACK_ROWS, max attacks):
+# ``tiles`` (TILE_ROWS, tiles): grid, cloud; ``attacks`` (ATTACK_ROWS, max attacks):
 # unit, weapon, slot, key, early target, early far; ``misc``: cand (MISC_EXTRA fewer than
 # its length less two per army part), dealt (2), surv and routed (a part each), stale (2)
 # and moved (2).  Allocating them in the kernel cost a cold start about 0.3 s: Numba
 # compiles its allocation routines afresh for each kernel, on the main process's path.
 UNIT_ROWS = 17
-TILE_ROWS = 3
+TILE_ROWS = 2
 ATTACK_ROWS = 6
 MISC_EXTRA = 6
 
@@ -570,7 +571,7 @@ def _nearest_distance(x, y, table, width, length, guess):
 
 @helper(forceinline=True)
 def _rth_in_box(table, width, x0, x1, y0, y1, rank):
-    """The tile of the ``rank``-th unit (from 0) of the table's side in a box, in tile order.
+    """The tile (x, y) of the ``rank``-th unit (from 0) of the table's side in a box, in tile order.
 
     Tile order runs column by column, each column from row 0 (see
     :mod:`kernels.tile_order`).  Bisection over the box's columns finds the
@@ -596,7 +597,7 @@ def _rth_in_box(table, width, x0, x1, y0, y1, rank):
             hi = mid
         else:
             row = mid + 1
-    return col * width + row
+    return col, row
 
 
 @helper(forceinline=True)
@@ -609,7 +610,7 @@ def _rth_set_bit(word, r):
 
 @helper(forceinline=True)
 def _rth_on_ring(words, width, length, x, y, d, k, r):
-    """The tile of the ``r``-th (from 0, in tile order) of the ``k`` units of a side within d.
+    """The tile (x, y) of the ``r``-th (from 0, in tile order) of the ``k`` units within d.
 
     ``words`` are the side's column words (see :func:`column_bits`) at the
     positions its summed-area table counts, and none of its units stands
@@ -626,19 +627,19 @@ def _rth_on_ring(words, width, length, x, y, d, k, r):
     word = words[x0] & rows
     c = popcount(word)
     if r < c:
-        return x0 * width + _rth_set_bit(word, r)
+        return x0, _rth_set_bit(word, r)
     last = words[x1] & rows  # x1 > x0 here: column x0 held fewer than k
     before = k - popcount(last)  # those in columns x0 .. x1 - 1
     if r >= before:
-        return x1 * width + _rth_set_bit(last, r - before)
+        return x1, _rth_set_bit(last, r - before)
     r -= c
     for ax in range(x0 + 1, x1):
         word = words[ax] & rows
         c = popcount(word)
         if r < c:
-            return ax * width + _rth_set_bit(word, r)
+            return ax, _rth_set_bit(word, r)
         r -= c
-    return -1  # not reached: the k are in the box
+    return -1, -1  # not reached: the k are in the box
 
 
 @helper(forceinline=True)
@@ -782,14 +783,17 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
         k = np.int64(0)
         x = px[i]
         y = py[i]
+        near = dmin - 1
         for dx in range(-1, 2):
             ax = x + dx
-            in_x = (ax >= 0) & (ax < length)
+            ux = abs(tx - ax)
+            if ux > near or ax < 0 or ax >= length:
+                continue  # no tile of this column is nearer (mostly 2 of the 3)
             for dy in range(-1, 2):
                 ay = y + dy
-                inside = in_x & (ay >= 0) & (ay < width) & ((dx != 0) | (dy != 0))
+                inside = (ay >= 0) & (ay < width) & ((dx != 0) | (dy != 0))
                 t = ax * width + ay if inside else 0
-                ok = inside & (grid[t] < 0) & (_cheb(ax, ay, tx, ty) == dmin - 1)
+                ok = inside & (grid[t] < 0) & (max(ux, abs(ty - ay)) == near)
                 cand[k] = t
                 k += np.int64(ok)
         if k == 0:
@@ -804,14 +808,15 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 
 @helper(forceinline=True)
-def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, length, siege,
+def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege,
           wall_col, table, words, P, cand, near):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
-    The unit chooses from the positions ``qx, qy`` and their occupancy
-    ``qgrid`` (see :func:`run_chunks`); only the occupancy ``grid`` it steps
-    on is live, so earlier movers keep their tiles.  ``table`` is the
-    summed-area table of i's enemies at ``qx, qy`` (or empty: scan the units).
+    The unit chooses from the positions ``qx, qy`` (see :func:`run_chunks`);
+    only the occupancy ``grid`` it steps on is live, so earlier movers keep
+    their tiles.  ``table`` is the summed-area table of i's enemies at ``qx,
+    qy`` (or empty: scan the units); the tile it names is where the enemy
+    drawn stood, which is all the step needs.
     """
     k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, width, length, table, P, cand, near)
     if k == 0 or dmin <= 1:
@@ -829,15 +834,17 @@ def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width, l
     if table.shape[0] > 0:  # counted, not listed: the r-th in its box
         x = qx[i]
         y = qy[i]
+        # the box within dmin holds the k on its ring, and no other enemy
         if words.shape[0] > 0:  # the column words hold it
-            t = _rth_on_ring(words, width, length, x, y, dmin, k, r)
+            tx, ty = _rth_on_ring(words, width, length, x, y, dmin, k, r)
         else:  # count the way to it
-            t = _rth_in_box(table, width, max(0, x - dmin), min(length - 1, x + dmin),
-                            max(0, y - dmin), min(width - 1, y + dmin), r)  # fmt: skip
-        j = qgrid[t]  # the box within dmin holds the k on its ring, and no other enemy
+            tx, ty = _rth_in_box(table, width, max(0, x - dmin), min(length - 1, x + dmin),
+                                 max(0, y - dmin), min(width - 1, y + dmin), r)  # fmt: skip
     else:
         j = rth_smallest(cand, k, r) & UNIT_BITS  # the scan listed their tile keys
-    _step_toward(s, i, qx[j], qy[j], dmin, px, py, grid, width, length, P, cand)
+        tx = qx[j]
+        ty = qy[j]
+    _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand)
 
 
 @helper
@@ -1185,7 +1192,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     find the nearest enemies by scanning the units: the tables pay when
     units² ≥ FIELD_MIN × tiles), ``colbits`` (:func:`column_bits`, shape (2,
     length), or (0, length) on grids wider than ``COLUMN_BITS_MAX_WIDTH``) and
-    ``misc``.  ``qx, qy`` and ``qgrid`` hold the positions that movers choose
+    ``misc``.  ``qx, qy`` hold the positions that movers choose
     from (C-8.3), ``near`` each unit's nearest-enemy distance as last found.
     It reads them through uncounted views (:func:`~kernels.borrow.borrowed`)
     of its arguments, which the caller holds (``tests/test_borrow_lifetimes.py``
@@ -1245,7 +1252,6 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         near = units[13]
         grid = tiles[0]
         cloud = tiles[1]
-        qgrid = tiles[2]
         atk_unit = attacks[0]
         atk_w = attacks[1]
         atk_slot = attacks[2]
@@ -1300,7 +1306,6 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         if not snapshot:  # C-8.3 [default] off: movers choose from the live positions
             qx = px
             qy = py
-            qgrid = grid
         fast = _any_unit_flag(U, itype, L.UF_FAST)
         bitsets = colbits.shape[0] > 0
         early = P[R.TARGET_AT_ORDER] != 0
@@ -1390,8 +1395,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 _clear_clouds(s, cloud, P)
             # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
             # C-8.3 [default] simultaneous moves: every unit chooses from where the
-            # units stood when the sweep began (qx, qy, qgrid and the summed-area tables
-            # built from them); only the occupancy ``grid`` it steps on is live.
+            # units stood when the sweep began (qx, qy and the summed-area tables built
+            # from them); only the occupancy ``grid`` it steps on is live.
             stale[:] = 1  # deaths and routs since the last movement
             for sweep in range(2):
                 if sweep == 1 and not fast:
@@ -1400,7 +1405,6 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     _copy(qx, px)
                     _copy(qy, py)
                     if use_field:
-                        _copy(qgrid, grid)
                         for side in range(2):
                             stale[side] |= moved[side]
                         moved[:] = 0
@@ -1422,7 +1426,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         stale[e] = 0
                     x0 = px[i]
                     y0 = py[i]
-                    _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, qgrid, width,
+                    _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width,
                           length, siege, wall_col, field[e] if use_field else no_field,
                           colbits[e] if bitsets else no_words, P, cand, near)  # fmt: skip
                     if px[i] != x0 or py[i] != y0:
