@@ -779,7 +779,8 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
         return  # C-8.3: blocked, it stays
     else:
         # C-8.3 [default]: take a free tile that is equally close, at random.  The 8
-        # tiles in order, without a branch (most movers that get here are blocked).
+        # tiles in order; a column of them no nearer the enemy is passed over, and the
+        # others' tiles are read without a branch (most movers that get here are blocked).
         k = np.int64(0)
         x = px[i]
         y = py[i]
@@ -1088,7 +1089,8 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
 def _maybe_adjacent(i, iside, px, py, width, length, colbits):
     """False when the column bitsets show no enemy on the 8 tiles around i.
 
-    True when they show one, which may have died since they were built.
+    The bitsets hold exactly the living units from the attack order to the end
+    of the round (see :func:`_random_enemy`), so True means one stands there.
     """
     x = px[i]
     y = py[i]
@@ -1109,9 +1111,8 @@ def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, lengt
     random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
     melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
     """
-    # An enemy may stand on the 8 tiles around i: read them, unless the column bitsets show
-    # none there (most of a big battle's rear ranks); they may show enemies that died since:
-    # then the tiles decide (see _random_enemy).
+    # An enemy may stand on the 8 tiles around i: read them (in the reference's order),
+    # unless the column bitsets show none there (most of a big battle's rear ranks).
     maybe = colbits.shape[0] == 0 or _maybe_adjacent(i, iside, px, py, width, length, colbits)
     if W[L.W_RANGE, w] > 1:
         if maybe and _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
