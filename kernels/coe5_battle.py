@@ -56,7 +56,8 @@ wide, ``count_table`` also leaves the side's column words (as
 the last column, one popcount each, hold the enemy in most cases (it is in
 front or behind).  On wider grids, bisection over the box's columns and then
 rows (``_rth_in_box``): about log2(columns) + log2(rows) box counts.  A
-blocked mover's sidestep (C-8.3 [default]) reads the 8 tiles without a
+blocked mover's sidestep (C-8.3 [default]) passes over the columns of its
+3x3 that are no nearer the enemy and reads the others' tiles without a
 branch: more than half the movers of a big battle are blocked.  Both kernels rank
 the k in tile order (:mod:`kernels.tile_order`) for this reason: in unit
 order every one of the k had to be read, a cost that grew with the width

@@ -7,6 +7,7 @@ process still runs, when it exits the usual way.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 import threading
@@ -75,3 +76,49 @@ def test_leave_exits_the_usual_way_while_another_thread_runs(monkeypatch):
     finally:
         release.set()
         worker.join()
+
+
+def test_leave_skips_a_missing_stream(monkeypatch):
+    """pythonw, services and a descriptor closed at start-up leave sys.stdout None."""
+    left = []
+
+    class Left(Exception):
+        pass
+
+    def fake_exit(status):
+        left.append(status)
+        raise Left
+
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    with pytest.raises(Left):
+        cli.leave(0)
+    assert left == [0]
+
+
+def test_output_lost_to_a_full_disk_is_not_a_success(monkeypatch):
+    class Full:
+        def flush(self):
+            raise OSError(28, "No space left on device")
+
+    left = []
+
+    class Left(Exception):
+        pass
+
+    def fake_exit(status):
+        left.append(status)
+        raise Left
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    with pytest.raises(Left):
+        cli.leave(0)
+    assert left == [120]  # as Python's own exit does when its final flush fails
+
+
+def test_a_closed_stdout_descriptor_still_exits_with_the_status():
+    """Started with descriptor 1 closed (``>&-``), Python has no sys.stdout at all."""
+    command = f"exec {shlex.quote(sys.executable)} -m montecarlo units >&-"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr

@@ -141,7 +141,9 @@ def leave(status: int) -> NoReturn:
     types, LLVM's modules); freeing them one by one at exit took 0.4 s of a
     cold ``montecarlo matchup``'s 10 s (issue 13).  Everything the command
     writes is written by the time :func:`main` returns, so this flushes the
-    standard streams and logging and leaves with ``os._exit``.  While another
+    standard streams (those that exist) and logging and leaves with
+    ``os._exit``; output that a flush loses (a full disk) makes the status 120,
+    as Python's own exit does.  While another
     thread or a child process is still running (a Dask cluster, a pool), it
     exits the usual way instead, so that those are joined as they would be.
     """
@@ -153,10 +155,14 @@ def leave(status: int) -> NoReturn:
     if others or multiprocessing.active_children():
         sys.exit(status)
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # no such stream (pythonw, a service, a descriptor closed at start)
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):  # a reader gone away (| head), or a closed stream
+        except (BrokenPipeError, ValueError):  # a reader gone away (| head), a closed stream
             pass
+        except OSError:  # output lost (a full disk): fail as Python's own exit would
+            status = status or 120
     logging.shutdown()
     os._exit(status)
 
