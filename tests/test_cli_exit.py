@@ -41,23 +41,34 @@ def test_bad_input_still_exits_2_with_its_one_line():
     assert "pikeman" in done.stderr.lower() and "error" in done.stderr
 
 
-def test_leave_flushes_then_exits_at_once(monkeypatch):
-    calls = []
+class Left(Exception):
+    """Raised by the stand-in for ``os._exit``: the process would have ended here."""
 
-    class Stream:
-        def flush(self):
-            calls.append("flush")
 
-    class Left(Exception):
-        pass
+@pytest.fixture
+def calls(monkeypatch):
+    """What leave() did, in order: "flush" per stream flushed, then the exit status."""
+    done: list = []
 
     def fake_exit(status):
-        calls.append(status)
+        done.append(status)
         raise Left
 
-    monkeypatch.setattr(sys, "stdout", Stream())
-    monkeypatch.setattr(sys, "stderr", Stream())
     monkeypatch.setattr(cli.os, "_exit", fake_exit)
+    return done
+
+
+class Stream:
+    def __init__(self, calls):
+        self.calls = calls
+
+    def flush(self):
+        self.calls.append("flush")
+
+
+def test_leave_flushes_then_exits_at_once(monkeypatch, calls):
+    monkeypatch.setattr(sys, "stdout", Stream(calls))
+    monkeypatch.setattr(sys, "stderr", Stream(calls))
     with pytest.raises(Left):
         cli.leave(3)
     assert calls[:2] == ["flush", "flush"]  # stdout, stderr (then logging's handlers)
@@ -78,43 +89,23 @@ def test_leave_exits_the_usual_way_while_another_thread_runs(monkeypatch):
         worker.join()
 
 
-def test_leave_skips_a_missing_stream(monkeypatch):
+def test_leave_skips_a_missing_stream(monkeypatch, calls):
     """pythonw, services and a descriptor closed at start-up leave sys.stdout None."""
-    left = []
-
-    class Left(Exception):
-        pass
-
-    def fake_exit(status):
-        left.append(status)
-        raise Left
-
     monkeypatch.setattr(sys, "stdout", None)
-    monkeypatch.setattr(cli.os, "_exit", fake_exit)
     with pytest.raises(Left):
         cli.leave(0)
-    assert left == [0]
+    assert calls[-1] == 0
 
 
-def test_output_lost_to_a_full_disk_is_not_a_success(monkeypatch):
+def test_output_lost_to_a_full_disk_is_not_a_success(monkeypatch, calls):
     class Full:
         def flush(self):
             raise OSError(28, "No space left on device")
 
-    left = []
-
-    class Left(Exception):
-        pass
-
-    def fake_exit(status):
-        left.append(status)
-        raise Left
-
     monkeypatch.setattr(sys, "stdout", Full())
-    monkeypatch.setattr(cli.os, "_exit", fake_exit)
     with pytest.raises(Left):
         cli.leave(0)
-    assert left == [120]  # as Python's own exit does when its final flush fails
+    assert calls[-1] == 120  # as Python's own exit does when its final flush fails
 
 
 def test_a_closed_stdout_descriptor_still_exits_with_the_status():
