@@ -204,8 +204,8 @@ class _Battles:
         self.shuffle_idx, self.shuffle_bounds = dep.shuffle_groups(rules.shuffle_deployment)
         self.max_rounds = rules.max_rounds
         self.max_weapons = max(len(u.weapons) for u in dep.types)
-        shots = [sum(w.shots for w in dep.types[t].weapons) for t in dep.itype]
-        self.max_attacks = max(1, int(sum(shots)))
+        shots = np.array([sum(w.shots for w in u.weapons) for u in dep.types], dtype=np.int64)
+        self.max_attacks = max(1, int(shots[dep.itype].sum()))  # per type: one sum, not n
         self.n_parts = len(dep.parts)
         self.max_count = max(p.count for p in dep.parts)
         self.n_units = len(dep.itype)
