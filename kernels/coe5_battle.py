@@ -252,25 +252,6 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
         decaying[j] = 1
 
 
-@helper
-def _strike_called(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
-                   wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison,
-                   dealt, P, dbg, seq):  # fmt: skip
-    """:func:`_strike`, called rather than inlined: for the rare phases.
-
-    The pre-battle weapons and assassins (C-7.1, C-7.2) and the siege rounds
-    (C-7.3) strike through this; the attacks of the rounds (C-8.6) through
-    :func:`_strike` inlined.  Inlined at all three, the kernel held three
-    copies of the strike and its damage pipeline, which a cold start compiles:
-    0.26 s more on the main process's path (issue 13).  Calling it from the
-    rounds' attacks as well made big battles 15% slower: a call passes each
-    array as seven values.
-    """
-    _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width, wall_col,
-            fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt, P, dbg,
-            seq)  # fmt: skip
-
-
 @helper(forceinline=True)
 def _unit_order(cand, k):
     """Sort ``cand[:k]`` by unit number: the order in which a scan of all units meets them.
@@ -1352,10 +1333,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                                           length, cand, no_bits)  # fmt: skip
                         if j >= 0:
                             seq += 1
-                            _strike_called(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px,
-                                           py, grid, cloud, width, wall_col, fort, siege, burning,
-                                           frozen, stunned, paralysed, decaying, poison, dealt, P,
-                                           dbg, seq)  # fmt: skip
+                            _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
+                                    cloud, width, wall_col, fort, siege, burning, frozen, stunned,
+                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
 
         if siege and _side_has_weapon_flag(U, W, itype, iside, ZERO, L.F_SIEGE):
             # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
@@ -1379,10 +1359,10 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                                                   last_fire, P, cand, colbits)  # fmt: skip
                             if j >= 0:
                                 seq += 1
-                                _strike_called(s, i, w, j, far, U, W, itype, iside, hp, state,
-                                               px, py, grid, cloud, width, wall_col, fort, siege,
-                                               burning, frozen, stunned, paralysed, decaying,
-                                               poison, dealt, P, dbg, seq)  # fmt: skip
+                                _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py,
+                                        grid, cloud, width, wall_col, fort, siege, burning, frozen,
+                                        stunned, paralysed, decaying, poison, dealt, P, dbg,
+                                        seq)  # fmt: skip
                                 if bitsets and state[j] != ALIVE:  # keep them exact
                                     colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])
                 seq += 1
