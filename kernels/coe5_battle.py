@@ -760,6 +760,8 @@ def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
 def _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
     """True when a ranged weapon of i reaches an enemy at ``dmin`` > 1 (C-5.1, C-5.5)."""
     ti = itype[i]
+    if not U[L.U_FLAGS, ti] & L.UF_RANGED:
+        return False  # no missile weapon (most movers)
     w0 = U[L.U_W0, ti]
     for k in range(U[L.U_NW, ti]):
         w = w0 + k
@@ -1031,6 +1033,28 @@ def _side_counts(iside, state):
 
 
 @helper
+def _can_unsettle(U, W):
+    """False when no unit of the battle can come to need steps 9-10: then every round is settled.
+
+    Only a hit of fire, cold, shock, poison, decay or paralysis (C-4) leaves a
+    lasting effect (see :func:`_strike`), and only regeneration (C-8.9) and
+    decaying units (C-4.8) change by themselves; clouds are the caller's to
+    check.  When none of these can happen, :func:`_settled` would scan every
+    unit each round to find nothing.
+    """
+    for w in range(W.shape[1]):
+        t = W[L.W_TYPE, w]
+        if t == L.T_FIRE or t == L.T_COLD or t == L.T_SHOCK or t == L.T_POISON:
+            return True
+        if t == L.T_DECAY or t == L.T_PARALYSIS:
+            return True
+    for t in range(U.shape[1]):
+        if U[L.U_FLAGS, t] & (L.UF_REGENERATION | L.UF_DECAY):
+            return True
+    return False
+
+
+@helper
 def _any_weapon_flag(W, flag):
     for w in range(W.shape[1]):
         if W[L.W_FLAGS, w] & flag:
@@ -1228,6 +1252,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     nc = misc.shape[0] - MISC_EXTRA - 2 * n_parts  # cand, then dealt, surv, routed, stale, moved
     surv = misc[nc + 2 : nc + 2 + n_parts]
     routed = misc[nc + 2 + n_parts : nc + 2 + 2 * n_parts]
+    unsettled = _can_unsettle(U, W)  # False: every round of every battle is settled
     for trial in range(c0 * chunk, min(n_trials, c1 * chunk)):
         c = trial // chunk
         seed_trial(states[c], trial - c * chunk, stream)  # battle k of chunk c (issue 12)
@@ -1497,8 +1522,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])  # keep them exact
             # 9-10. ongoing effects and clouds (a settled battle skips the call)
             seq += 1
-            if clouds or not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
-                                      paralysed, decaying, poison):  # fmt: skip
+            if clouds or (unsettled and not _settled(U, itype, state, hp, maxhp, burning, frozen,
+                                                     stunned, paralysed, decaying,
+                                                     poison)):  # fmt: skip
                 _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                          fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
                          seq)  # fmt: skip
@@ -1508,8 +1534,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
         extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
         for _ in range(extra):
-            if not clouds and _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
-                                       paralysed, decaying, poison):  # fmt: skip
+            if not clouds and (not unsettled or _settled(U, itype, state, hp, maxhp, burning,
+                                                         frozen, stunned, paralysed, decaying,
+                                                         poison)):  # fmt: skip
                 break
             seq += 1
             if clouds:

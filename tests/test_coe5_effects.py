@@ -108,6 +108,20 @@ def test_c5_1_missiles_walk_into_range():
     assert (shots(5) > 0).all()
 
 
+def test_c5_1_missiles_stop_at_range():
+    # Distance 10, range 5: from round 5 the archer stands at 5 and shoots every
+    # round.  One that walked on would stand next to the post from round 9, where
+    # it cannot shoot (C-5.5), so rounds 9-12 would add nothing.
+    archer = unit("Archer", 10, weapon("Bow", "1-3", range=5, nostr=True))
+
+    def dealt(rounds: int) -> np.ndarray:
+        r = matchup([(archer, 1)], [(POST, 1)], trials=200, seed=1, length=11, keep_trials=True,
+                    rules=BattleRules(max_rounds=rounds), progress=False)  # fmt: skip
+        return r.trials.dealt[:, 0]
+
+    assert (dealt(12) - dealt(8) >= 4).all()  # four more shots, each at least 1
+
+
 @pytest.mark.parametrize(("reload", "shots", "hits"), [(2, 1, 1), (0, 1, 3), (0, 2, 6)])
 def test_c5_2_shots_and_reload(reload, shots, hits):
     # Three rounds at a post: reload 2 fires once, reload 0 fires every round,
