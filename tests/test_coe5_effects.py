@@ -95,30 +95,25 @@ def test_c4_9_paralysis_stops_attacks():
     assert (r.trials.dealt[:, 0] == 0).all()  # paralysis does no damage itself
 
 
+def _archer_at_ten(die: str, rounds: int, trials: int) -> np.ndarray:
+    """Damage an archer (range 5) deals a post 10 tiles away within ``rounds`` rounds."""
+    archer = unit("Archer", 10, weapon("Bow", die, range=5, nostr=True))
+    r = matchup([(archer, 1)], [(POST, 1)], trials=trials, seed=1, length=11, keep_trials=True,
+                rules=BattleRules(max_rounds=rounds), progress=False)  # fmt: skip
+    return r.trials.dealt[:, 0]
+
+
 def test_c5_1_missiles_walk_into_range():
     # distance 10, range 5: four rounds of walking, the first shot in round 5
-    archer = unit("Archer", 10, weapon("Bow", "1-1000", range=5, nostr=True))
-
-    def shots(rounds: int) -> np.ndarray:
-        r = matchup([(archer, 1)], [(POST, 1)], trials=500, seed=1, length=11, keep_trials=True,
-                    rules=BattleRules(max_rounds=rounds), progress=False)  # fmt: skip
-        return r.trials.dealt[:, 0]
-
-    assert (shots(4) == 0).all()
-    assert (shots(5) > 0).all()
+    assert (_archer_at_ten("1-1000", 4, 500) == 0).all()
+    assert (_archer_at_ten("1-1000", 5, 500) > 0).all()
 
 
 def test_c5_1_missiles_stop_at_range():
     # Distance 10, range 5: from round 5 the archer stands at 5 and shoots every
     # round.  One that walked on would stand next to the post from round 9, where
     # it cannot shoot (C-5.5), so rounds 9-12 would add nothing.
-    archer = unit("Archer", 10, weapon("Bow", "1-3", range=5, nostr=True))
-
-    def dealt(rounds: int) -> np.ndarray:
-        r = matchup([(archer, 1)], [(POST, 1)], trials=200, seed=1, length=11, keep_trials=True,
-                    rules=BattleRules(max_rounds=rounds), progress=False)  # fmt: skip
-        return r.trials.dealt[:, 0]
-
+    dealt = lambda rounds: _archer_at_ten("1-3", rounds, 200)  # noqa: E731
     assert (dealt(12) - dealt(8) >= 4).all()  # four more shots, each at least 1
 
 
