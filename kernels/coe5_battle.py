@@ -83,7 +83,12 @@ of a unit with no enemy next to it when the order is made (the column
 bitsets say so) draw their ties and are left out: from then to the end of
 the round units only die or rout, so such an attack would be lost when it
 came, drawing nothing, and the stable sort keeps the others' order.  Most
-attacks of a big battle's rear ranks are such.
+attacks of a big battle's rear ranks are such.  So are the shots of a unit
+with no enemy within their range (C-5.1): ``_occupied`` reads the span of
+columns and the rows each side holds off the bitsets, and a shot whose box
+meets no column of the span, or no row, would find no target (and a
+reloading weapon draws nothing either).  Most shots of a big battle's
+approach are such: 76% at 200v200, where each cost a search of 11 columns.
 """
 
 from __future__ import annotations
@@ -1128,6 +1133,40 @@ def _maybe_adjacent(i, iside, px, py, width, length, colbits):
 
 
 @helper(forceinline=True)
+def _occupied(words):
+    """The columns and rows a side's column words hold units on: ``(x0, x1, rows)``.
+
+    ``x0 .. x1`` is the span of the columns with a unit (``x0 > x1`` when there
+    is none) and ``rows`` the OR of the words: every unit stands in that span,
+    on one of those rows.
+    """
+    x0 = words.shape[0]
+    x1 = -1
+    rows = np.int64(0)
+    for x in range(words.shape[0]):
+        if words[x] != 0:
+            x0 = min(x0, x)
+            x1 = x
+            rows |= words[x]
+    return x0, x1, rows
+
+
+@helper(forceinline=True)
+def _none_within(x, y, r, x0, x1, rows, width):
+    """True when no unit of a side spanning columns x0..x1 on ``rows`` is within r of (x, y).
+
+    Every unit stands in those columns on one of those rows, so a unit within
+    r of (x, y) needs a column within r of x in the span and a row within r of
+    y among the rows (see :func:`_occupied`).
+    """
+    if x + r < x0 or x - r > x1:
+        return True
+    y0 = max(0, y - r)
+    near = ((np.int64(2) << (min(width - 1, y + r) - y0)) - 1) << y0  # rows y - r .. y + r
+    return rows & near == 0
+
+
+@helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
                  wall_col, last_fire, P, cand, colbits):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
@@ -1463,8 +1502,10 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
                             seq)  # fmt: skip
             # 6-7. attack order: wands first, then initiative, ties at random
+            span = (np.int64(0), np.int64(-1), np.int64(0), np.int64(0), np.int64(-1), np.int64(0))
             if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
                 column_bits(iside, state, px, py, colbits)
+                span = _occupied(colbits[0]) + _occupied(colbits[1])
             m = 0
             for i in range(n):
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
@@ -1475,12 +1516,21 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 # come, drawing nothing (_pick_target).  They draw their ties but are left
                 # out of the order: the others keep theirs (it is a stable sort).
                 alone = bitsets and not _maybe_adjacent(i, iside, px, py, width, length, colbits)
+                # Likewise its shots when no enemy stands within their range (C-5.1): the
+                # enemies' span now holds every enemy the shots could find (_ranged_shot).
+                o = 3 - 3 * iside[i]
                 for k in range(U[L.U_NW, ti]):
                     w = U[L.U_W0, ti] + k
                     if W[L.W_FLAGS, w] & L.F_PREBATTLE:
                         continue
                     wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
-                    lost = alone and W[L.W_RANGE, w] <= 1
+                    if W[L.W_RANGE, w] <= 1:
+                        lost = alone
+                    else:
+                        lost = bitsets and _none_within(
+                            px[i], py[i], _eff_range(i, w, W, px, siege, wall_col, P), span[o],
+                            span[o + 1], span[o + 2], width,
+                        )  # fmt: skip
                     for _ in range(W[L.W_SHOTS, w]):
                         tie = np.int64(next_u64(s) & _MASK32)
                         if lost:
