@@ -144,6 +144,7 @@ NEAR = np.bool_(False)  # _strike: not beyond half the range (C-5.3)
 TWO = np.int64(2)
 IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
 ANYWHERE = np.int64(1 << 30)
+ALL_ROWS = np.int64(-1)  # every bit of a column word
 
 #: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
@@ -1373,6 +1374,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             qx = px
             qy = py
         fast = _any_unit_flag(U, itype, L.UF_FAST)
+        shooters = _any_unit_flag(U, itype, L.UF_RANGED)  # the enemies' span is for their shots
         bitsets = colbits.shape[0] > 0
         early = P[R.TARGET_AT_ORDER] != 0
         # stale[e]: side e's table no longer matches the positions movers choose from.
@@ -1502,10 +1504,11 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
                             seq)  # fmt: skip
             # 6-7. attack order: wands first, then initiative, ties at random
-            span = (np.int64(0), np.int64(-1), np.int64(0), np.int64(0), np.int64(-1), np.int64(0))
+            span = (-ANYWHERE, ANYWHERE, ALL_ROWS, -ANYWHERE, ANYWHERE, ALL_ROWS)  # unknown: search
             if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
                 column_bits(iside, state, px, py, colbits)
-                span = _occupied(colbits[0]) + _occupied(colbits[1])
+                if shooters:
+                    span = _occupied(colbits[0]) + _occupied(colbits[1])
             m = 0
             for i in range(n):
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:

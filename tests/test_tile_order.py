@@ -27,6 +27,8 @@ count_table = from_python(coe5_battle.count_table)
 _nearest_distance = from_python(coe5_battle._nearest_distance)
 column_bits = from_python(coe5_battle.column_bits)
 _rth_on_ring = from_python(coe5_battle._rth_on_ring)
+_occupied = from_python(coe5_battle._occupied)
+_none_within = from_python(coe5_battle._none_within)
 NO_WORDS = np.zeros(0, np.int64)
 
 
@@ -153,6 +155,37 @@ def test_column_bits_mark_the_living_units_of_each_side():
                         if iside[j] == side and state[j] == 0 and px[j] == x}  # fmt: skip
                 word = int(colbits[side, x]) & ((1 << 64) - 1)
                 assert {y for y in range(64) if word >> y & 1} == rows
+
+
+def test_a_shot_left_out_of_the_order_has_no_enemy_within_its_range():
+    """C-5.1: the span test never leaves out a shot that could find a target.
+
+    ``_none_within`` may say "maybe" when there is none (the kernel then
+    searches), but never "none" when an enemy stands within r: brute force
+    over every living enemy, for random grids, points and ranges.  It also
+    says "none" whenever every enemy stands beyond r in front of the shooter
+    (or every one behind), the case it is there for.
+    """
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        width, length, n, px, py, iside, state = _random_grid(rng, max_width=63, max_length=30)
+        colbits = np.zeros((2, length), np.int64)
+        column_bits(iside, state, px, py, colbits)
+        x0, x1, rows = _occupied(colbits[1])
+        live = [(int(px[j]), int(py[j])) for j in range(n) if iside[j] == 1 and state[j] == 0]
+        if live:
+            assert (x0, x1) == (min(a for a, _ in live), max(a for a, _ in live))
+            assert {y for y in range(64) if int(rows) >> y & 1} == {b for _, b in live}
+        else:
+            assert x0 > x1
+        for _ in range(10):
+            x, y = int(rng.integers(0, length)), int(rng.integers(0, width))
+            r = int(rng.integers(2, 12))
+            none = _none_within(x, y, r, x0, x1, rows, width)
+            if any(max(abs(a - x), abs(b - y)) <= r for a, b in live):
+                assert not none, (x, y, r)
+            elif all(a > x + r for a, _ in live) or all(a < x - r for a, _ in live):
+                assert none, (x, y, r)
 
 
 @pytest.mark.parametrize(
