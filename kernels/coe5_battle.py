@@ -746,14 +746,14 @@ def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand, ne
 @helper
 def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     """C-6 [default]: the nearest free wall tile of i (ties at random) and its distance."""
-    k = 0
+    k = np.int64(0)  # typed, not a literal: bounded(s, k) compiled a second time for literal 0
     dmin = 1 << 30
     for y in range(width):
         if grid[wall_col * width + y] < 0:
             d = _cheb(px[i], py[i], wall_col, y)
             if d < dmin:
                 dmin = d
-                k = 0
+                k = np.int64(0)
             if d == dmin:
                 cand[k] = y
                 k += 1
