@@ -144,7 +144,7 @@ NEAR = np.bool_(False)  # _strike: not beyond half the range (C-5.3)
 TWO = np.int64(2)
 IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
 ANYWHERE = np.int64(1 << 30)
-ALL_ROWS = np.int64(-1)  # every bit of a column word
+UNKNOWN_SPAN = (-ANYWHERE, ANYWHERE, np.int64(-1))  # _occupied's span of any side: search
 
 #: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
@@ -1504,11 +1504,11 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
                             seq)  # fmt: skip
             # 6-7. attack order: wands first, then initiative, ties at random
-            span = (-ANYWHERE, ANYWHERE, ALL_ROWS, -ANYWHERE, ANYWHERE, ALL_ROWS)  # unknown: search
+            spans = (UNKNOWN_SPAN, UNKNOWN_SPAN)  # each side's (see _occupied); unknown: search
             if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
                 column_bits(iside, state, px, py, colbits)
                 if shooters:
-                    span = _occupied(colbits[0]) + _occupied(colbits[1])
+                    spans = (_occupied(colbits[0]), _occupied(colbits[1]))
             m = 0
             for i in range(n):
                 if state[i] != ALIVE or stunned[i] or paralysed[i]:
@@ -1521,7 +1521,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 alone = bitsets and not _maybe_adjacent(i, iside, px, py, width, length, colbits)
                 # Likewise its shots when no enemy stands within their range (C-5.1): the
                 # enemies' span now holds every enemy the shots could find (_ranged_shot).
-                o = 3 - 3 * iside[i]
+                ex0, ex1, erows = spans[1] if iside[i] == 0 else spans[0]
                 for k in range(U[L.U_NW, ti]):
                     w = U[L.U_W0, ti] + k
                     if W[L.W_FLAGS, w] & L.F_PREBATTLE:
@@ -1531,8 +1531,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         lost = alone
                     else:
                         lost = bitsets and _none_within(
-                            px[i], py[i], _eff_range(i, w, W, px, siege, wall_col, P), span[o],
-                            span[o + 1], span[o + 2], width,
+                            px[i], py[i], _eff_range(i, w, W, px, siege, wall_col, P), ex0, ex1,
+                            erows, width,
                         )  # fmt: skip
                     for _ in range(W[L.W_SHOTS, w]):
                         tie = np.int64(next_u64(s) & _MASK32)
