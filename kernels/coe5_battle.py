@@ -83,12 +83,17 @@ of a unit with no enemy next to it when the order is made (the column
 bitsets say so) draw their ties and are left out: from then to the end of
 the round units only die or rout, so such an attack would be lost when it
 came, drawing nothing, and the stable sort keeps the others' order.  Most
-attacks of a big battle's rear ranks are such.  So are the shots of a unit
-with no enemy within their range (C-5.1): ``_occupied`` reads the span of
-columns and the rows each side holds off the bitsets, and a shot whose box
-meets no column of the span, or no row, would find no target (and a
-reloading weapon draws nothing either).  Most shots of a big battle's
-approach are such: 76% at 200v200, where each cost a search of 11 columns.
+attacks of a big battle's rear ranks are such.  Shots are left out the
+same way when the bitsets prove that no enemy stands within their range
+(C-5.1, with the wall's bonus of C-5.4): ``_occupied`` reads the span of
+columns and the rows each side holds, and ``_none_within`` says so when the
+shot's range box meets no column of the enemies' span, or none of their
+rows.  Such a shot would find no target when it came, drawing nothing and
+leaving its weapon's reload (``last_fire``, C-5.2) as it was.  The test may
+say "maybe" when there is none (the shot is then searched as before); it is
+made only with the bitsets and in battles with a missile weapon.  At
+200v200 it leaves out 2,273 of the 2,553 shot searches a battle that found
+nobody, of 3,350 (each a pass over 11 column words).
 """
 
 from __future__ import annotations
@@ -144,7 +149,8 @@ NEAR = np.bool_(False)  # _strike: not beyond half the range (C-5.3)
 TWO = np.int64(2)
 IN_RANGE = np.int64(-1)  # _ranged_shot: the weapon's range caps the distance
 ANYWHERE = np.int64(1 << 30)
-UNKNOWN_SPAN = (-ANYWHERE, ANYWHERE, np.int64(-1))  # _occupied's span of any side: search
+#: A span that holds every tile: ``_none_within`` says "maybe", so each shot is searched.
+UNKNOWN_SPAN = (-ANYWHERE, ANYWHERE, np.int64(-1))
 
 #: Summed-area tables (``field``) are used when units² ≥ this × tiles (a matter of cost only).
 FIELD_MIN = 1
@@ -746,7 +752,7 @@ def _nearest_enemy(s, i, iside, state, px, py, width, length, table, P, cand, ne
 @helper
 def _nearest_free_wall(s, i, px, py, grid, width, wall_col, cand):
     """C-6 [default]: the nearest free wall tile of i (ties at random) and its distance."""
-    k = np.int64(0)  # typed, not a literal: bounded(s, k) compiled a second time for literal 0
+    k = np.int64(0)  # typed: a literal 0 here made bounded(s, k) compile a second time
     dmin = 1 << 30
     for y in range(width):
         if grid[wall_col * width + y] < 0:
@@ -1154,12 +1160,15 @@ def _occupied(words):
 
 @helper(forceinline=True)
 def _none_within(x, y, r, x0, x1, rows, width):
-    """True when no unit of a side spanning columns x0..x1 on ``rows`` is within r of (x, y).
+    """True only when no unit of a side spanning columns x0..x1 on ``rows`` is within r of (x, y).
 
     Every unit stands in those columns on one of those rows, so a unit within
     r of (x, y) needs a column within r of x in the span and a row within r of
-    y among the rows (see :func:`_occupied`).
+    y among the rows (see :func:`_occupied`).  False may be a false alarm: the
+    caller then searches.  ``0 <= y < width <= COLUMN_BITS_MAX_WIDTH``.
     """
+    if r < 0:  # a negative wall bonus (C-5.4) can leave no range at all
+        return True
     if x + r < x0 or x - r > x1:
         return True
     y0 = max(0, y - r)

@@ -35,6 +35,18 @@ CLOUD = Unit(
     "Cloud mage", 8, (Weapon("Stink cloud", mc.parse_die("1-4"), type="poison", range=6,
                              cloud=True), SPEAR),
 )  # fmt: skip
+DAGGER = Weapon("Dagger", mc.parse_die("1-3"), initiative=4)
+SLINGER = Unit(
+    "Slinger", 8, (Weapon("Sling", mc.parse_die("1-4"), range=4, shots=3, reload=1,
+                          initiative=5), DAGGER),
+)  # fmt: skip
+# C-5.1, C-5.2: shots that may be left out of the attack order (no enemy in range) come
+# three a round from one weapon, and weapons reload; every one of them draws its tie.
+SHARPSHOOTER = Unit(
+    "Sharpshooter", 8, (Weapon("Arbalest", mc.parse_die("1-6"), range=40, reload=2,
+                               initiative=2),
+                        Weapon("Shortbow", mc.parse_die("1-3"), range=3, shots=2), DAGGER),
+)  # fmt: skip
 
 
 def r(name: str) -> Unit:
@@ -189,6 +201,27 @@ CASES = [
         [(r("militia"), 40), (r("archer"), 30)],
         16,
         {"width": 63, "length": 12},
+    ),
+    (
+        "multishot-reloading-shooters",
+        [(r("militia"), 15), (SLINGER, 10)],
+        [(r("pikeman"), 15), (SHARPSHOOTER, 6)],
+        64,
+        {},
+    ),
+    (
+        "multishot-reloading-shooters-order",
+        [(r("militia"), 15), (SLINGER, 10)],
+        [(r("pikeman"), 15), (SHARPSHOOTER, 6)],
+        64,
+        {"rules": BattleRules(target_draw="order")},
+    ),
+    (
+        "siege-shooters-on-the-wall",  # C-5.4: the wall's range bonus, no bombardment
+        [(r("militia"), 20), (SLINGER, 6)],
+        [(SLINGER, 6), (SHARPSHOOTER, 4), (r("pikeman"), 6)],
+        64,
+        {"siege": True, "fort": 3, "rules": BattleRules(siege_bombardment=False)},
     ),
     (
         "200v200-30x40",

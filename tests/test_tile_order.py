@@ -6,6 +6,10 @@ the k and take the r-th smallest (``tile_key``, ``rth_smallest``); a bug
 there would be the same in both kernels, so the kernel-equality tests could
 not see it.  The indexed kernel's tables count their way to the r-th
 (``_rth_in_box``).  Each is checked here against a sort.
+
+Also C-5.1's test that leaves shots out of the attack order: the span of the
+enemies' columns and rows (``_occupied``, ``_none_within``) never says "no
+enemy in range" when one is, checked against brute force.
 """
 
 from __future__ import annotations
