@@ -192,6 +192,24 @@ def test_a_shot_left_out_of_the_order_has_no_enemy_within_its_range():
                 assert none, (x, y, r)
 
 
+def test_the_span_test_at_the_edge_of_the_range():
+    """C-5.1: an enemy exactly at range r is "maybe", one tile further is "none".
+
+    The random cases above meet the span's edges only now and then; here each
+    edge is met on purpose: the column in front and behind, the row above and
+    below, and no range at all (a negative wall bonus, C-5.4).
+    """
+    width, x, y, r = 20, 10, 10, 4
+    for dx, dy in ((r, 0), (-r, 0), (0, r), (0, -r), (r, r)):
+        words = np.zeros(30, np.int64)
+        words[x + dx] = np.int64(1) << (y + dy)
+        x0, x1, rows = _occupied(words)
+        assert not _none_within(x, y, r, x0, x1, rows, width), (dx, dy)  # at r: search
+        assert _none_within(x, y, r - 1, x0, x1, rows, width), (dx, dy)  # beyond: none
+    # no range at all, with enemies in the columns on both sides: the guard decides
+    assert _none_within(x, y, -1, x - 3, x + 3, np.int64(1) << y, width)
+
+
 @pytest.mark.parametrize(
     ("attacker", "options", "field"),
     [
