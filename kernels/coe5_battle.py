@@ -94,6 +94,18 @@ say "maybe" when there is none (the shot is then searched as before); it is
 made only with the bitsets and in battles with a missile weapon.  At
 200v200 it leaves out 2,273 of the 2,553 shot searches a battle that found
 nobody, of 3,350 (each a pass over 11 column words).
+
+Extras (issue 13, the first compile).  Many battles use none of the rules
+that only some units or options bring: sieges, missile weapons, pre-battle
+weapons and assassins, burrowers, fear, clouds, lasting effects, regeneration
+and decay.  ``run_chunks`` takes ``extras``: True, or None for such a battle
+(:func:`needs_extras` decides from the packed tables).  Every step that only
+the extras reach is guarded by ``extras is not None``, which Numba settles
+from the argument's type before it types the function, so the kernel
+compiled for None has none of that code and calls none of its helpers
+(``_fear``, ``_ongoing``, ``_ranged_shot``, ...): 48 of the whole kernel's 69
+helpers, and half its compile time.  A plain battle never reaches the guarded code,
+so both kernels play it the same, bit for bit (``tests/test_coe5_extras.py``).
 """
 
 from __future__ import annotations
@@ -220,28 +232,33 @@ def _lose_hp(j, amount, hp, state, px, py, grid, width, dbg, seq):
 @helper(forceinline=True)
 def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud, width,
             wall_col, fort, siege, burning, frozen, stunned, paralysed, decaying, poison, dealt,
-            P, dbg, seq):  # fmt: skip
-    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4)."""
+            P, dbg, seq, extras):  # fmt: skip
+    """Resolve one hit of unit i's weapon w on unit j (C-3, C-4).
+
+    With ``extras`` None (see :func:`needs_extras`) no weapon leaves a cloud or
+    a lasting effect, and those branches are not compiled.
+    """
     ti = itype[i]
     tj = itype[j]
     dbg[i, D_LAST_ACT_SEQ] = seq
     flags = W[L.W_FLAGS, w]
-    if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
-        cloud[px[j] * width + py[j]] = w
-        return
     dtype = W[L.W_TYPE, w]
-    if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
-        if ethereal_applies(W, w, U, tj) and bounded(s, ETHEREAL_DIE) != 0:
-            return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
-        if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
-            paralysed[j] = 1
-        return
+    if extras is not None:
+        if flags & L.F_CLOUD:  # C-8.2: the weapon leaves a cloud on the target's tile
+            cloud[px[j] * width + py[j]] = w
+            return
+        if dtype == L.T_PARALYSIS:  # C-4.9: no damage; resisted by MR
+            if ethereal_applies(W, w, U, tj) and bounded(s, ETHEREAL_DIE) != 0:
+                return  # C-4.9 with C-3.9: a non-magic paralysing hit misses the ethereal
+            if not resists(s, U[L.U_MR, tj], np.int64(NORMAL)):
+                paralysed[j] = 1
+            return
     strength = U[L.U_STR, ti] - frozen[i]  # C-4.3: frozen units lose 1 strength
     wall = fort if siege and px[j] == wall_col else 0  # C-3 step 4
     cannot_move = stunned[j] != 0 or paralysed[j] != 0
     far_code = (1 + np.int64(P[R.HALVE_FINAL])) if far else 0  # C-5.3
     dmg = hit_damage(s, W, w, U, tj, strength, wall, cannot_move, frozen[j] != 0, far_code)
-    if dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
+    if extras is not None and dtype == L.T_POISON:  # C-4.5: into the pool, not HP now
         poison[j] += dmg
         return
     if dmg < 1:
@@ -249,6 +266,8 @@ def _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
     dealt[iside[i]] += _lose_hp(j, dmg, hp, state, px, py, grid, width, dbg, seq)
     if state[j] != ALIVE:
         return
+    if extras is None:
+        return  # no damage type of this battle leaves an effect
     if dtype == L.T_FIRE:  # C-4.2
         if chance(s, P[R.BURN_CHANCE] * (100 - U[L.U_RES0 + L.T_FIRE, tj]) / 100.0):
             burning[j] = 1
@@ -825,21 +844,23 @@ def _step_toward(s, i, tx, ty, dmin, px, py, grid, width, length, P, cand):
 
 @helper(forceinline=True)
 def _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width, length, siege,
-          wall_col, table, words, P, cand, near):  # fmt: skip
+          wall_col, table, words, P, cand, near, extras):  # fmt: skip
     """C-8.3: step 1 tile toward the nearest enemy unless one is in reach.
 
     The unit chooses from the positions ``qx, qy`` (see :func:`run_chunks`);
     only the occupancy ``grid`` it steps on is live, so earlier movers keep
     their tiles.  ``table`` is the summed-area table of i's enemies at ``qx,
     qy`` (or empty: scan the units); the tile it names is where the enemy
-    drawn stood, which is all the step needs.
+    drawn stood, which is all the step needs.  With ``extras`` None there are no
+    missile weapons and no siege (:func:`needs_extras`): nobody stops to shoot or
+    holds a wall.
     """
     k, r, dmin = _nearest_enemy(s, i, iside, state, qx, qy, width, length, table, P, cand, near)
     if k == 0 or dmin <= 1:
         return
-    if _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
+    if extras is not None and _in_reach(i, dmin, U, W, itype, px, siege, wall_col, P):
         return
-    if siege and iside[i] == 1 and P[R.HOLD_WALL] != 0 and px[i] >= wall_col:
+    if extras is not None and siege and iside[i] == 1 and P[R.HOLD_WALL] != 0 and px[i] >= wall_col:
         # C-6 [default] holding the wall: never off it; from behind, onto a free wall tile.
         if px[i] == wall_col:
             return
@@ -1178,17 +1199,18 @@ def _none_within(x, y, r, x0, x1, rows, width):
 
 @helper(forceinline=True)
 def _pick_target(s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length, siege,
-                 wall_col, last_fire, P, cand, colbits):  # fmt: skip
+                 wall_col, last_fire, P, cand, colbits, extras):  # fmt: skip
     """C-8.6: the target of one attack of weapon w (slot k) of i, and whether it is far.
 
     A melee weapon strikes a random adjacent enemy; a ranged weapon shoots a
     random enemy in range unless an enemy is adjacent (C-5.5: then the unit's
-    melee weapons fight instead).  ``(-1, False)`` when the attack is lost.
+    melee weapons fight instead).  ``(-1, False)`` when the attack is lost.  With
+    ``extras`` None every weapon is a melee weapon (:func:`needs_extras`).
     """
     # An enemy may stand on the 8 tiles around i: read them (in the reference's order),
     # unless the column bitsets show none there (most of a big battle's rear ranks).
     maybe = colbits.shape[0] == 0 or _maybe_adjacent(i, iside, px, py, width, length, colbits)
-    if W[L.W_RANGE, w] > 1:
+    if extras is not None and W[L.W_RANGE, w] > 1:
         if maybe and _adjacent_enemies(i, iside, px, py, grid, width, length, cand) > 0:
             return -1, NEAR  # C-5.5
         return _ranged_shot(s, i, w, k, rnd, TWO, IN_RANGE, U, W, iside, state, px, py, grid,
@@ -1221,12 +1243,43 @@ def deal_out(s, btype, bpart, shuffle_idx, shuffle_bounds):
             bpart[ia], bpart[ib] = bpart[ib], bpart[ia]
 
 
+#: Weapon flags, damage types and unit flags that only the extras' code reads.
+_EXTRA_WEAPON_FLAGS = L.F_PREBATTLE | L.F_ASSASSIN | L.F_SIEGE | L.F_CLOUD
+_EXTRA_DAMAGE_TYPES = (L.T_FIRE, L.T_COLD, L.T_SHOCK, L.T_POISON, L.T_DECAY, L.T_PARALYSIS)
+_EXTRA_UNIT_FLAGS = L.UF_REGENERATION | L.UF_DECAY | L.UF_SIEGE_TUNNELING | L.UF_COMBAT_BURROWING
+
+
+def needs_extras(U: np.ndarray, W: np.ndarray, siege: bool) -> bool:
+    """Whether a battle of these packed types needs the kernel with its extras.
+
+    ``run_chunks(..., extras=None)`` is compiled without the code of the rules
+    that only some battles use: a siege (C-6 walls, C-7.3 siege rounds, C-7.4
+    tunnellers), missile weapons (C-5), pre-battle weapons and assassins (C-7.1,
+    C-7.2), combat burrowers (C-7.5), fear (C-8.5), clouds (C-8.2), the damage
+    types that leave an effect (C-4.2 to C-4.9) and regeneration and decay
+    (C-8.9, C-4.8), with the ongoing effects and extra rounds that follow them
+    (C-8.11).  Such a battle never reaches that code, so both kernels play it
+    the same, bit for bit: the one without extras only compiles in half the
+    time (issue 13: 10 pikemen against 3 knights, the first answer).  This is
+    False when none of them can happen: ``U`` and ``W`` are the packed unit and
+    weapon tables of the battle's types (:func:`montecarlo.coe5.packing.pack`).
+    """
+    return bool(
+        siege
+        or np.any(W[L.W_FLAGS] & _EXTRA_WEAPON_FLAGS)
+        or np.any(W[L.W_RANGE] > 1)
+        or np.any(np.isin(W[L.W_TYPE], _EXTRA_DAMAGE_TYPES))
+        or np.any(U[L.U_FLAGS] & _EXTRA_UNIT_FLAGS)
+        or np.any(U[L.U_FEAR] > 0)
+    )
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_part, sx, sy,
                shuffle_idx, shuffle_bounds, width, length, wall_col, fort, siege, P, max_weapons,
                max_attacks,
                agg_outcome, agg_rounds, agg_surv, agg_routed, agg_dealt, agg_dealt_sq,
-               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug,
+               keep, t_outcome, t_rounds, t_surv, t_routed, t_dealt, debug, t_debug, extras,
                stream, units, tiles, attacks, sort_scratch, last_fire, dbg, field, colbits,
                misc):  # fmt: skip
     """Play chunks ``c0 .. c1-1`` of a run of ``n_trials`` battles, one stream per battle.
@@ -1272,6 +1325,12 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     It reads them through uncounted views (:func:`~kernels.borrow.borrowed`)
     of its arguments, which the caller holds (``tests/test_borrow_lifetimes.py``
     checks that no array a view comes from is freed while it is read).
+
+    ``extras`` is True, or None for a battle that :func:`needs_extras` says
+    needs none of the rules only some battles use: Numba then compiles a
+    kernel without their code (pruned by the argument's type, as for any
+    ``x is None`` test on an argument), half the size, and so half the first
+    compile of a plain matchup.  Both play such a battle the same.
 
     ``max_weapons`` and ``max_attacks`` size those arrays in the caller; they
     stay in the argument list, unused here, so that the driver passes one
@@ -1396,6 +1455,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
 
         # C-7.1 pre-battle weapons (both sides), C-7.2 assassins (attacker only).
         for phase in range(2):
+            if extras is None:
+                break  # none in this battle (see needs_extras)
             flag = L.F_PREBATTLE if phase == 0 else L.F_ASSASSIN
             for i in range(n):
                 if state[i] != ALIVE or (phase == 1 and iside[i] != 0):
@@ -1410,9 +1471,11 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                             seq += 1
                             _strike(s, i, w, j, NEAR, U, W, itype, iside, hp, state, px, py, grid,
                                     cloud, width, wall_col, fort, siege, burning, frozen, stunned,
-                                    paralysed, decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+                                    paralysed, decaying, poison, dealt, P, dbg, seq,
+                                    extras)  # fmt: skip
 
-        if siege and _side_has_weapon_flag(U, W, itype, iside, ZERO, L.F_SIEGE):
+        if extras is not None and siege and _side_has_weapon_flag(U, W, itype, iside, ZERO,
+                                                                  L.F_SIEGE):  # fmt: skip
             # C-7.3 rounds -15..-1: only the attacker's siege weapons fire, with their
             # shots and reload; [default] a bombardment at any distance, then steps 9-10.
             hi = (1 << 30) if P[R.BOMBARD] != 0 else -1
@@ -1437,14 +1500,14 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                                 _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py,
                                         grid, cloud, width, wall_col, fort, siege, burning, frozen,
                                         stunned, paralysed, decaying, poison, dealt, P, dbg,
-                                        seq)  # fmt: skip
+                                        seq, extras)  # fmt: skip
                                 if bitsets and state[j] != ALIVE:  # keep them exact
                                     colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])
                 seq += 1
                 _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                          fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
                          seq)  # fmt: skip
-        if siege:
+        if extras is not None and siege:
             # C-7.4 [default]: the attacker's tunnellers surface next to a random enemy.
             tunnellers = np.int64(P[R.TUNNELLERS])
             for i in range(n):
@@ -1468,7 +1531,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 for i in range(n):
                     _lose_hp(i, rnd - fatigue_start + 1, hp, state, px, py, grid, width, dbg, seq)
             # 2. clouds disperse
-            if clouds:
+            if extras is not None and clouds:
                 _clear_clouds(s, cloud, P)
             # 3-4. movement in ``movers`` (C-8.3, see _move_order); fast units move twice.
             # C-8.3 [default] simultaneous moves: every unit chooses from where the
@@ -1491,7 +1554,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     fl = U[L.U_FLAGS, itype[i]]
                     if fl & L.UF_IMMOBILE or (sweep == 1 and not fl & L.UF_FAST):
                         continue
-                    if sweep == 0 and fl & L.UF_COMBAT_BURROWING:
+                    if extras is not None and sweep == 0 and fl & L.UF_COMBAT_BURROWING:
                         if chance(s, P[R.BURROW_CHANCE]):  # C-7.5 [default]
                             _surface_next_to_enemy(s, i, iside, state, px, py, grid, width, length,
                                                    cand, no_bits)  # fmt: skip
@@ -1505,18 +1568,18 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     y0 = py[i]
                     _move(s, i, U, W, itype, iside, state, px, py, qx, qy, grid, width,
                           length, siege, wall_col, field[e] if use_field else no_field,
-                          colbits[e] if bitsets else no_words, P, cand, near)  # fmt: skip
+                          colbits[e] if bitsets else no_words, P, cand, near, extras)  # fmt: skip
                     if px[i] != x0 or py[i] != y0:
                         mark[iside[i]] = 1
             # 5. fear
-            if fear:
+            if extras is not None and fear:
                 seq = _fear(s, U, itype, iside, state, px, py, grid, width, length, P, cand, dbg,
                             seq)  # fmt: skip
             # 6-7. attack order: wands first, then initiative, ties at random
             spans = (UNKNOWN_SPAN, UNKNOWN_SPAN)  # each side's (see _occupied); unknown: search
             if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
                 column_bits(iside, state, px, py, colbits)
-                if shooters:
+                if extras is not None and shooters:
                     spans = (_occupied(colbits[0]), _occupied(colbits[1]))
             m = 0
             for i in range(n):
@@ -1536,9 +1599,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                     if W[L.W_FLAGS, w] & L.F_PREBATTLE:
                         continue
                     wand = 1 if W[L.W_FLAGS, w] & L.F_WAND else 0
-                    if W[L.W_RANGE, w] <= 1:
-                        lost = alone
-                    else:
+                    lost = alone
+                    if extras is not None and W[L.W_RANGE, w] > 1:
                         lost = bitsets and _none_within(
                             px[i], py[i], _eff_range(i, w, W, px, siege, wall_col, P), ex0, ex1,
                             erows, width,
@@ -1554,7 +1616,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                         if early:  # C-8.6 target_draw="order": the target is drawn now
                             atk_target[m], atk_far[m] = _pick_target(
                                 s, i, w, k, rnd, U, W, iside, state, px, py, grid, width, length,
-                                siege, wall_col, last_fire, P, cand, colbits,
+                                siege, wall_col, last_fire, P, cand, colbits, extras,
                             )  # fmt: skip
                         m += 1
             order = _attack_order(atk_key, np.int64(m), sort_scratch)
@@ -1573,20 +1635,22 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 else:  # C-8.6 [default]: the target is drawn when the attack is made
                     j, far = _pick_target(s, i, w, atk_slot[e], rnd, U, W, iside, state, px, py,
                                           grid, width, length, siege, wall_col, last_fire, P,
-                                          cand, colbits)  # fmt: skip
+                                          cand, colbits, extras)  # fmt: skip
                 if j < 0:
                     continue  # nobody in reach: the attack is lost
                 seq += 1
                 _strike(s, i, w, j, far, U, W, itype, iside, hp, state, px, py, grid, cloud,
                         width, wall_col, fort, siege, burning, frozen, stunned, paralysed,
-                        decaying, poison, dealt, P, dbg, seq)  # fmt: skip
+                        decaying, poison, dealt, P, dbg, seq, extras)  # fmt: skip
                 if bitsets and state[j] != ALIVE:  # only a struck unit dies or routs here:
                     colbits[iside[j], px[j]] &= ~(np.int64(1) << py[j])  # keep them exact
             # 9-10. ongoing effects and clouds (a settled battle skips the call)
             seq += 1
-            if clouds or (unsettled and not _settled(U, itype, state, hp, maxhp, burning, frozen,
-                                                     stunned, paralysed, decaying,
-                                                     poison)):  # fmt: skip
+            if extras is not None and (
+                clouds
+                or (unsettled and not _settled(U, itype, state, hp, maxhp, burning, frozen, stunned,
+                                               paralysed, decaying, poison))
+            ):  # fmt: skip
                 _ongoing(s, U, itype, hp, maxhp, state, px, py, grid, cloud, W, width, wall_col,
                          fort, siege, burning, frozen, stunned, paralysed, decaying, poison, P, dbg,
                          seq)  # fmt: skip
@@ -1596,6 +1660,8 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
         # 11. the end: 75 more rounds of steps 2, 9 and 10 only, then count survivors.
         extra = 0 if timed_out else np.int64(P[R.EXTRA_ROUNDS])
         for _ in range(extra):
+            if extras is None:
+                break  # nothing lasts: the extra rounds end at once (see needs_extras)
             if not clouds and (not unsettled or _settled(U, itype, state, hp, maxhp, burning,
                                                          frozen, stunned, paralysed, decaying,
                                                          poison)):  # fmt: skip

@@ -40,7 +40,7 @@ from typing import Any
 
 from numba.core.dispatcher import Dispatcher
 
-from montecarlo.compile_plan import Plan, Signature, load_plan, parse_plan, plan_path, resolve
+from montecarlo.compile_plan import Plan, Signature, load_plan, parse_plan, resolve
 
 #: Environment variable: ``0`` never starts the helper process.
 SWITCH = "MONTECARLO_COMPILE_HELPER"
@@ -163,10 +163,7 @@ def wanted(kernel: Any, signature: Signature) -> Plan | None:
         return None
     if _usable_cpus() - _busy_cpus() < 1.5:  # this process needs one, the helper another
         return None
-    plan = load_plan(kernel)
-    if plan is None or plan.signature != tuple(signature):
-        return None
-    return plan
+    return load_plan(kernel, signature)
 
 
 def start(plan: Plan) -> subprocess.Popen | None:
@@ -182,7 +179,7 @@ def start(plan: Plan) -> subprocess.Popen | None:
     # Numba keys a cache entry by its source file.
     here = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan_path(plan.top))]
+    command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan.path)]
     try:
         return subprocess.Popen(
             command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -9,10 +9,12 @@ works from the near end (:mod:`montecarlo.compile_helper`); Numba's on-disk
 cache carries each finished helper across.
 
 A plan is a text file in ``montecarlo/data/compile_plans/`` named after its
-kernel: comment lines, then one line per function, ``module.name(type, ...)``,
-the top kernel first and then its helpers in completion order.  Types are
-written in Numba's signature syntax (``int64``, ``float64[:, ::1]``, ``none``)
-plus ``literal(7)`` for an integer literal.  A plan is data, not code: a stale one
+kernel, with ``@variant`` after the name for a kernel compiled for more than
+one signature (the battle kernel without its extras, ``@plain``): comment
+lines, then one line per function, ``module.name(type, ...)``, the top kernel
+first and then its helpers in completion order.  Types are written in Numba's
+signature syntax (``int64``, ``float64[:, ::1]``, ``none``) plus ``literal(7)``
+for an integer literal.  A plan is data, not code: a stale one
 only makes the second process compile what nobody asks for.
 ``tests/test_compile_helper.py`` checks that the shipped plans are current;
 ``python -m montecarlo.compile_plan`` rewrites them.
@@ -28,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,13 @@ class Plan:
     #: ``(name, signature, nested)``: ``nested`` counts the helpers compiled
     #: while this one compiled (its callees that were not compiled yet).
     helpers: tuple[tuple[str, Signature, int], ...]
+    #: The plan's file name without ``.txt``: ``top``, or ``top@variant``.
+    name: str = ""
+
+    @property
+    def path(self) -> Path:
+        """Its shipped file."""
+        return plan_path(self.name or self.top)
 
 
 def qualified_name(dispatcher: Any) -> str:
@@ -68,9 +77,14 @@ def qualified_name(dispatcher: Any) -> str:
     return f"{func.__module__}.{func.__qualname__}"
 
 
-def plan_path(top: str) -> Path:
-    """The shipped plan file of the kernel named ``top`` (``module.function``)."""
-    return PLAN_DIR / f"{top}.txt"
+def plan_path(name: str) -> Path:
+    """The shipped file of the plan ``name``: ``module.function`` or ``module.function@variant``."""
+    return PLAN_DIR / f"{name}.txt"
+
+
+def plan_top(name: str) -> str:
+    """The kernel a plan name names: ``module.function``."""
+    return name.partition("@")[0]
 
 
 # --- types as text -------------------------------------------------------------
@@ -192,12 +206,30 @@ def parse_plan(text: str) -> Plan:
     return Plan(top, signature, tuple(helpers))  # type: ignore[arg-type]
 
 
-def load_plan(kernel: Any) -> Plan | None:
-    """The shipped plan of ``kernel`` (a dispatcher), or None if it has none or it is unreadable."""
+def read_plan(name: str) -> Plan | None:
+    """The shipped plan named ``name`` (see :func:`plan_path`), or None if missing or unreadable."""
     try:
-        return parse_plan(plan_path(qualified_name(kernel)).read_text(encoding="utf-8"))
+        plan = parse_plan(plan_path(name).read_text(encoding="utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return None
+    return replace(plan, name=name)
+
+
+def load_plan(kernel: Any, signature: Signature | None = None) -> Plan | None:
+    """The shipped plan of ``kernel`` (a dispatcher) for ``signature``, or None.
+
+    Without a signature, the kernel's main plan (the file named after it).
+    None if there is no such plan or it is unreadable.
+    """
+    top = qualified_name(kernel)
+    if signature is None:
+        return read_plan(top)
+    names = [top, *sorted(p.stem for p in PLAN_DIR.glob(f"{top}@*.txt"))]
+    for name in names:
+        plan = read_plan(name)
+        if plan is not None and plan.signature == tuple(signature):
+            return plan
+    return None
 
 
 def resolve(name: str) -> Any:
@@ -212,6 +244,12 @@ def resolve(name: str) -> Any:
 def _compile_coe5_battle() -> None:
     import montecarlo as mc
 
+    mc.matchup("pikeman:2", "knight:1", trials=16, seed=1, progress=False, threads=1, _extras=True)
+
+
+def _compile_coe5_battle_plain() -> None:
+    import montecarlo as mc
+
     mc.matchup("pikeman:2", "knight:1", trials=16, seed=1, progress=False, threads=1)
 
 
@@ -221,9 +259,10 @@ def _compile_sf_fight() -> None:
     sf.fight("warrior:1", "goblin:1", trials=16, seed=1, progress=False, threads=1)
 
 
-#: The kernels that have a plan, each with a small public call that compiles it.
+#: The plans, by name (see :func:`plan_top`), each with a small call that compiles its kernel.
 TARGETS: dict[str, Callable[[], None]] = {
     "kernels.coe5_battle.run_chunks": _compile_coe5_battle,
+    "kernels.coe5_battle.run_chunks@plain": _compile_coe5_battle_plain,  # without extras
     "kernels.sf_fight.run_fights": _compile_sf_fight,
 }
 
@@ -291,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--print", metavar="KERNEL", choices=TARGETS, help="record one plan to stdout")
     args = p.parse_args(argv)
     if args.print:
-        sys.stdout.write(format_plan(record(args.print, TARGETS[args.print])))
+        sys.stdout.write(format_plan(record(plan_top(args.print), TARGETS[args.print])))
         return 0
     PLAN_DIR.mkdir(exist_ok=True)
     for top, text in record_fresh(TARGETS).items():

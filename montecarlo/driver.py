@@ -231,12 +231,16 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
     (shown when ``progress`` is True, or when None and stderr is a terminal,
     as the progress bar is; ``tqdm.write`` keeps it off the bar's line).  A
     cached kernel loads well within that time, and a kernel already compiled
-    in this process returns at once.  A kernel with a compile plan compiles
+    in this process for these argument types returns at once (the battle
+    kernel has two: with and without its extras).  A kernel with a compile plan compiles
     beside a helper process on a second core (:mod:`montecarlo.compile_helper`).
     """
-    if getattr(kernel, "signatures", None) != []:
-        return  # compiled in this process already, or plain Python (NUMBA_DISABLE_JIT=1)
+    compiled = getattr(kernel, "signatures", None)
+    if compiled is None:
+        return  # plain Python (NUMBA_DISABLE_JIT=1)
     signature = tuple(kernel.typeof_pyval(a) for a in args)
+    if signature in compiled:
+        return  # compiled for these types in this process already
     show = bool(progress) if progress is not None else _stderr_is_terminal()
     message = (
         f"compiling {what} for its first use (about {seconds} s on 2 cores); Numba caches "

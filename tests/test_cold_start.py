@@ -92,7 +92,7 @@ class _SlowKernel:
 
     def __init__(self, seconds: float, compiled: bool = False) -> None:
         self.seconds = seconds
-        self.signatures = [("compiled",)] if compiled else []
+        self.signatures = [("int",)] if compiled else []  # as typeof_pyval names them
         self.compiled_for: list[tuple] = []
 
     def typeof_pyval(self, value: object) -> str:

@@ -80,13 +80,16 @@ def test_a_plan_survives_the_text():
         parse_line("kernels.k.a(int64) x")
 
 
-@pytest.mark.parametrize("top", sorted(compile_plan.TARGETS))
-def test_the_shipped_plans_name_the_kernels_helpers(top):
+@pytest.mark.parametrize("name", sorted(compile_plan.TARGETS))
+def test_the_shipped_plans_name_the_kernels_helpers(name):
     from numba.core.dispatcher import Dispatcher
 
+    top = compile_plan.plan_top(name)
     kernel = compile_plan.resolve(top)
-    plan = compile_plan.load_plan(kernel)
-    assert plan is not None and plan.top == top
+    shipped = compile_plan.read_plan(name)
+    plan = compile_plan.load_plan(kernel, shipped.signature)  # found by its signature
+    assert plan is not None and plan.top == top and plan.name == name
+    assert plan.path == compile_plan.plan_path(name)
     assert len(plan.helpers) > 20
     for name, signature, nested in plan.helpers:
         assert isinstance(compile_plan.resolve(name), Dispatcher), name
@@ -100,9 +103,9 @@ def test_the_shipped_plans_name_the_kernels_helpers(top):
 def test_the_shipped_plans_are_current():
     # Each plan recorded afresh (a new process, an empty cache, no helper
     # process); the two run at once, one per core.
-    for top, out in compile_plan.record_fresh(compile_plan.TARGETS).items():
-        shipped = compile_plan.plan_path(top).read_text(encoding="utf-8")
-        stale = f"{top}: stale plan; run `python -m montecarlo.compile_plan`"
+    for name, out in compile_plan.record_fresh(compile_plan.TARGETS).items():
+        shipped = compile_plan.plan_path(name).read_text(encoding="utf-8")
+        stale = f"{name}: stale plan; run `python -m montecarlo.compile_plan`"
         if compile_plan.recorded_with(shipped) == compile_plan.toolchain():
             assert out == shipped, stale
         else:
@@ -245,6 +248,36 @@ def test_the_helper_imports_this_checkout(monkeypatch):
     ]
 
 
+def test_each_variant_of_the_battle_kernel_gets_its_own_plan(kernel_and_signature):
+    # The kernel without extras (extras=None) and the whole kernel (extras=True)
+    # compile different helpers: each cold compile gets the plan of its signature.
+    kernel, signature = kernel_and_signature
+    plain = compile_plan.read_plan("kernels.coe5_battle.run_chunks@plain")
+    assert plain.signature != signature
+    assert compile_helper.wanted(kernel, signature).name == "kernels.coe5_battle.run_chunks"
+    found = compile_helper.wanted(kernel, plain.signature)
+    assert found.name == "kernels.coe5_battle.run_chunks@plain"
+    assert found.path.name == "kernels.coe5_battle.run_chunks@plain.txt"
+    assert compile_helper.wanted(kernel, (*signature[:-1], types.int8)) is None  # no plan
+
+
+def test_the_plain_battle_kernel_compiles_none_of_the_extras():
+    # What the variant is for (issue 13's cold start): the helpers that only the
+    # extras call are not in its compile at all (the plan is a serial compile's record,
+    # and test_the_shipped_plans_are_current keeps it so).
+    def helpers(name: str) -> set[str]:
+        return {h.rpartition(".")[2] for h, _, _ in compile_plan.read_plan(name).helpers}
+
+    whole = helpers("kernels.coe5_battle.run_chunks")
+    plain = helpers("kernels.coe5_battle.run_chunks@plain")
+    extras = {"_fear", "_ongoing", "_settled", "_clear_clouds", "_ranged_shot", "_random_enemy",
+              "_surface_next_to_enemy", "_nearest_free_wall", "_side_has_weapon_flag",
+              "_in_reach", "_eff_range", "_none_within", "_occupied"}  # fmt: skip
+    assert extras <= whole
+    assert not extras & plain
+    assert plain < whole
+
+
 def test_no_interpreter_to_start_no_helper(monkeypatch):
     plan = compile_plan.load_plan(compile_plan.resolve("kernels.coe5_battle.run_chunks"))
     monkeypatch.setattr(compile_helper.sys, "executable", "")
@@ -371,7 +404,8 @@ def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_pat
         "import json, montecarlo as mc\n"
         "from montecarlo import compile_helper, compile_plan\n"
         "kernel = compile_plan.resolve('kernels.coe5_battle.run_chunks')\n"
-        "plan = compile_plan.load_plan(kernel)\n"
+        "path = compile_plan.plan_path('kernels.coe5_battle.run_chunks@plain')\n"
+        "plan = compile_plan.parse_plan(path.read_text())  # pikemen and knights: no extras\n"
         "cold = compile_helper._cached(kernel, plan.signature)\n"
         "compile_helper._busy_cpus = lambda: 0.0  # the test session may keep a core busy\n"
         "started = []\n"

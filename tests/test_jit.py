@@ -14,7 +14,7 @@ from numba.core.dispatcher import Dispatcher
 import kernels
 from kernels.jit import Helper, from_python, helper
 from kernels.tile_order import rth_smallest
-from montecarlo.compile_plan import TARGETS, load_plan, resolve
+from montecarlo.compile_plan import TARGETS, read_plan, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,10 +45,10 @@ def test_a_helper_is_cached_and_carries_the_options_given():
     assert options["error_model"] == "numpy"
 
 
-@pytest.mark.parametrize("top", TARGETS)
-def test_every_helper_of_a_planned_kernel_is_compiled_without_wrappers(top):
+@pytest.mark.parametrize("name", TARGETS)
+def test_every_helper_of_a_planned_kernel_is_compiled_without_wrappers(name):
     # The saving is about a quarter of each helper's compile (kernels/jit.py).
-    plan = load_plan(resolve(top))
+    plan = read_plan(name)
     ours = [name for name, _, _ in plan.helpers if name.startswith("kernels.")]
     assert ours
     assert [name for name in ours if not isinstance(resolve(name), Helper)] == []

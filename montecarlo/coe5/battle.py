@@ -25,6 +25,7 @@ from kernels.coe5_battle import (
     N_DEBUG,
     TILE_ROWS,
     UNIT_ROWS,
+    needs_extras,
     run_chunks,
 )
 from montecarlo.coe5.battlefield import ArmyLike, Deployment, deploy, parse_army
@@ -188,7 +189,8 @@ class _Battles:
     """The packed inputs of one matchup, ready to play batches of chunks."""
 
     def __init__(self, dep: Deployment, siege: bool, fort: int, width: int, length: int,
-                 rules: BattleRules, reference: bool = False) -> None:  # fmt: skip
+                 rules: BattleRules, reference: bool = False,
+                 extras: bool | None = None) -> None:  # fmt: skip
         # The indexed kernel finds the enemy's slots as one range (_enemy_slots):
         # every attacker slot comes before every defender slot (battlefield.deploy).
         if np.any(np.diff(dep.iside) < 0):
@@ -209,6 +211,11 @@ class _Battles:
         self.n_parts = len(dep.parts)
         self.max_count = max(p.count for p in dep.parts)
         self.n_units = len(dep.itype)
+        # The kernel without the rules this battle cannot use compiles in half the time;
+        # ``extras=True`` forces the whole kernel (tests: both play such battles the same).
+        if extras is None:
+            extras = needs_extras(self.U, self.W, self.siege)
+        self.extras = True if extras else None
 
     def scratch(self) -> tuple:
         """The work arrays of one ``run_chunks`` call (one set per thread; see its docstring).
@@ -278,8 +285,8 @@ class _Battles:
 
             run_battles(*args)
         else:
-            run_on_threads(run_chunks, n_chunks, args, what="the battle kernel", seconds=10,
-                           progress=progress, scratch=self.scratch)  # fmt: skip
+            run_on_threads(run_chunks, n_chunks, (*args, self.extras), what="the battle kernel",
+                           seconds=10, progress=progress, scratch=self.scratch)  # fmt: skip
         totals.outcome += agg_outcome.sum(axis=0)
         totals.rounds += agg_rounds.sum(axis=0)
         totals.survivors += agg_surv.sum(axis=0)
@@ -322,6 +329,7 @@ def matchup(
     roster: Roster | None = None,
     _debug: bool = False,
     _reference: bool = False,
+    _extras: bool | None = None,
 ):
     """Play ``attacker`` against ``defender`` many times and aggregate the outcomes.
 
@@ -385,7 +393,8 @@ def matchup(
     check_army_size(sum(count for _, count in att), "attacker")
     check_army_size(sum(count for _, count in dfd), "defender")
     dep = deploy(att, dfd, width, length, siege=siege, siege_deployment=rules.siege_deployment)
-    battles = _Battles(dep, siege, fort, width, length, rules, reference=_reference)
+    battles = _Battles(dep, siege, fort, width, length, rules, reference=_reference,
+                       extras=_extras)  # fmt: skip
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()
 
