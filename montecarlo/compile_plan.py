@@ -244,7 +244,8 @@ def resolve(name: str) -> Any:
 def _compile_coe5_battle() -> None:
     import montecarlo as mc
 
-    mc.matchup("pikeman:2", "knight:1", trials=16, seed=1, progress=False, threads=1, _extras=True)
+    mc.matchup("pikeman:2", "knight:1", trials=16, seed=1, progress=False, threads=1,
+               _whole_kernel=True)  # fmt: skip
 
 
 def _compile_coe5_battle_plain() -> None:

@@ -110,14 +110,14 @@ def test_the_rules_every_battle_uses_do_not_need_the_extras(units):
     assert not _needs(*units)
 
 
-def _kernel_of(att: str, dfd: str, siege: bool = False, extras: bool | None = None):
+def _kernel_of(att: str, dfd: str, siege: bool = False, whole_kernel: bool = False):
     dep = deploy(parse_army(att), parse_army(dfd), 10, 20, siege=siege)
-    return _Battles(dep, siege, 1, 10, 20, BattleRules(), extras=extras).extras
+    return _Battles(dep, siege, 1, 10, 20, BattleRules(), whole_kernel=whole_kernel).extras
 
 
 def test_a_matchup_picks_the_kernel_of_its_battle():
     assert _kernel_of("pikeman:10", "knight:3") is None  # no extras: the smaller kernel
-    assert _kernel_of("pikeman:10", "knight:3", extras=True) is True  # forced (these tests)
+    assert _kernel_of("pikeman:10", "knight:3", whole_kernel=True) is True  # forced (these tests)
     assert _kernel_of("pikeman:10", "knight:3", siege=True) is True
     assert _kernel_of("pikeman:10", "archer:3") is True
 
@@ -152,11 +152,11 @@ PLAIN_CASES = [
 @pytest.mark.parametrize(("att", "dfd", "trials", "options"),
                          [c[1:] for c in PLAIN_CASES], ids=[c[0] for c in PLAIN_CASES])  # fmt: skip
 def test_the_whole_kernel_plays_plain_battles_the_same(att, dfd, trials, options):
-    def play(extras: bool | None):
+    def play(whole_kernel: bool):
         return matchup(att, dfd, trials=trials, seed=29, progress=False, keep_trials=True,
-                       _debug=True, _extras=extras, **options)  # fmt: skip
+                       _debug=True, _whole_kernel=whole_kernel, **options)  # fmt: skip
 
-    plain, whole = play(None), play(True)
+    plain, whole = play(False), play(True)
     for f in dataclasses.fields(whole.trials):
         np.testing.assert_array_equal(getattr(plain.trials, f.name), getattr(whole.trials, f.name),
                                       err_msg=f.name)  # fmt: skip

@@ -190,7 +190,7 @@ class _Battles:
 
     def __init__(self, dep: Deployment, siege: bool, fort: int, width: int, length: int,
                  rules: BattleRules, reference: bool = False,
-                 extras: bool | None = None) -> None:  # fmt: skip
+                 whole_kernel: bool = False) -> None:  # fmt: skip
         # The indexed kernel finds the enemy's slots as one range (_enemy_slots):
         # every attacker slot comes before every defender slot (battlefield.deploy).
         if np.any(np.diff(dep.iside) < 0):
@@ -212,10 +212,9 @@ class _Battles:
         self.max_count = max(p.count for p in dep.parts)
         self.n_units = len(dep.itype)
         # The kernel without the rules this battle cannot use compiles in half the time;
-        # ``extras=True`` forces the whole kernel (tests: both play such battles the same).
-        if extras is None:
-            extras = needs_extras(self.U, self.W, self.siege)
-        self.extras = True if extras else None
+        # ``whole_kernel`` plays it with the whole one (tests: both play it the same).
+        whole = whole_kernel or needs_extras(self.U, self.W, self.siege)
+        self.extras = True if whole else None  # run_chunks' argument
 
     def scratch(self) -> tuple:
         """The work arrays of one ``run_chunks`` call (one set per thread; see its docstring).
@@ -329,7 +328,7 @@ def matchup(
     roster: Roster | None = None,
     _debug: bool = False,
     _reference: bool = False,
-    _extras: bool | None = None,
+    _whole_kernel: bool = False,
 ):
     """Play ``attacker`` against ``defender`` many times and aggregate the outcomes.
 
@@ -394,7 +393,7 @@ def matchup(
     check_army_size(sum(count for _, count in dfd), "defender")
     dep = deploy(att, dfd, width, length, siege=siege, siege_deployment=rules.siege_deployment)
     battles = _Battles(dep, siege, fort, width, length, rules, reference=_reference,
-                       extras=_extras)  # fmt: skip
+                       whole_kernel=_whole_kernel)  # fmt: skip
     ss = resolve_seed(seed, rng)
     totals = battles.empty_totals()
 
