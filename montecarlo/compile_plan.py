@@ -165,7 +165,7 @@ def parse_line(line: str) -> tuple[str, Signature, int | None]:
 def format_plan(plan: Plan) -> str:
     """A plan file's text."""
     lines = [
-        f"# Numba compile plan of {plan.top}: the kernel, then its helpers in the order",
+        f"# Numba compile plan {plan.name or plan.top}: the kernel, then its helpers in the order",
         "# a serial compile with an empty cache finished them, each with the number of",
         "# helpers compiled inside its compile (montecarlo/compile_plan.py).",
         "# Written by `python -m montecarlo.compile_plan`; tests/test_compile_helper.py",
@@ -331,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--print", metavar="KERNEL", choices=TARGETS, help="record one plan to stdout")
     args = p.parse_args(argv)
     if args.print:
-        sys.stdout.write(format_plan(record(plan_top(args.print), TARGETS[args.print])))
+        plan = record(plan_top(args.print), TARGETS[args.print])
+        sys.stdout.write(format_plan(replace(plan, name=args.print)))
         return 0
     PLAN_DIR.mkdir(exist_ok=True)
     for top, text in record_fresh(TARGETS).items():

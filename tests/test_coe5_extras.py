@@ -122,10 +122,23 @@ def test_a_matchup_picks_the_kernel_of_its_battle():
     assert _kernel_of("pikeman:10", "archer:3") is True
 
 
+# Initiative 1: only the wand flag puts its attacks first (C-8.7).
+WAND = Unit("Wand knight", 14, (Weapon("Wand", mc.parse_die("1-4"), wand=True, initiative=1,
+                                      magic=True), SPEAR), armor=2, fast=True)  # fmt: skip
+SPECTRE = Unit("Spectre", 9, (Weapon("Touch", mc.parse_die("1-5"), type="acid", an=True),),
+               ethereal=True, mr=15, resist={"acid": 50}, vulnerable=("magic",))  # fmt: skip
+BRUTE = Unit("Brute", 16, (Weapon("Club", mc.parse_die("1-8"), shieldneg=True, nostr=True,
+                                  shots=2), Weapon("Bolt", mc.parse_die("1-6"), type="magic")),
+             strength=2, shield=2, resist_blunt=True)  # fmt: skip
+POST = Unit("Post", 25, (Weapon("Pike", mc.parse_die("1-6"), rangepen=True),), immobile=True,
+            armor=4)  # fmt: skip
+
 # Plain battles of every size and option the kernel without extras plays: fast units
 # (two sweeps), the summed-area tables and column bitsets of big battles, grids one
 # row wide and wider than the bitsets, both move orders, live positions, the
-# first-nearest and no-sidestep options, and targets drawn at the attack order.
+# first-nearest and no-sidestep options, targets drawn at the attack order, and
+# units whose weapons and traits (wands, magic and acid, ethereal, resistances,
+# immobile, low fatigue start) stay in the smaller kernel.
 PLAIN_CASES = [
     ("1v1", "pikeman:1", "pikeman:1", 256, {}),
     ("10v3-fast", "pikeman:10", "knight:3", 512, {}),
@@ -146,12 +159,23 @@ PLAIN_CASES = [
         64,
         {"rules": BattleRules(random_nearest=False, sidestep=False)},
     ),
+    (
+        "custom-traits",
+        [(WAND, 3), (SPECTRE, 4), (ROSTER["militia"], 8)],
+        [(BRUTE, 4), (POST, 3), (ROSTER["skeleton"], 8)],
+        256,
+        {"rules": BattleRules(fatigue_start=4, max_rounds=30, target_draw="order")},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("att", "dfd", "trials", "options"),
                          [c[1:] for c in PLAIN_CASES], ids=[c[0] for c in PLAIN_CASES])  # fmt: skip
 def test_the_whole_kernel_plays_plain_battles_the_same(att, dfd, trials, options):
+    types = {u for u, _ in parse_army(att) + parse_army(dfd)}
+    packed = pack(sorted(types, key=lambda u: u.name))
+    assert not needs_extras(packed.U, packed.W, False)  # so the default is the smaller kernel
+
     def play(whole_kernel: bool):
         return matchup(att, dfd, trials=trials, seed=29, progress=False, keep_trials=True,
                        _debug=True, _whole_kernel=whole_kernel, **options)  # fmt: skip

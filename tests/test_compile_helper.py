@@ -91,13 +91,13 @@ def test_the_shipped_plans_name_the_kernels_helpers(name):
     assert plan is not None and plan.top == top and plan.name == name
     assert plan.path == compile_plan.plan_path(name)
     assert len(plan.helpers) > 20
-    for name, signature, nested in plan.helpers:
-        assert isinstance(compile_plan.resolve(name), Dispatcher), name
+    for helper, signature, nested in plan.helpers:
+        assert isinstance(compile_plan.resolve(helper), Dispatcher), helper
         assert 0 <= nested < len(plan.helpers)
         assert all(isinstance(t, types.Type) for t in signature)
     # Every helper the helper process may compile is cached, or it could not pass it on.
-    for name, _, _ in plan.helpers:
-        assert compile_plan.resolve(name)._cache.__class__.__name__ == "FunctionCache", name
+    for helper, _, _ in plan.helpers:
+        assert compile_plan.resolve(helper)._cache.__class__.__name__ == "FunctionCache", helper
 
 
 def test_the_shipped_plans_are_current():
