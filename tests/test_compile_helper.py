@@ -102,7 +102,7 @@ def test_the_shipped_plans_name_the_kernels_helpers(name):
 
 def test_the_shipped_plans_are_current():
     # Each plan recorded afresh (a new process, an empty cache, no helper
-    # process); the two run at once, one per core.
+    # process); they run at once, on both cores.
     for name, out in compile_plan.record_fresh(compile_plan.TARGETS).items():
         shipped = compile_plan.plan_path(name).read_text(encoding="utf-8")
         stale = f"{name}: stale plan; run `python -m montecarlo.compile_plan`"
@@ -404,8 +404,7 @@ def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_pat
         "import json, montecarlo as mc\n"
         "from montecarlo import compile_helper, compile_plan\n"
         "kernel = compile_plan.resolve('kernels.coe5_battle.run_chunks')\n"
-        "path = compile_plan.plan_path('kernels.coe5_battle.run_chunks@plain')\n"
-        "plan = compile_plan.parse_plan(path.read_text())  # pikemen and knights: no extras\n"
+        "plan = compile_plan.read_plan('kernels.coe5_battle.run_chunks@plain')  # no extras\n"
         "cold = compile_helper._cached(kernel, plan.signature)\n"
         "compile_helper._busy_cpus = lambda: 0.0  # the test session may keep a core busy\n"
         "started = []\n"
