@@ -9,9 +9,12 @@ process compiles the plan's helpers from the far end: the helpers this
 process's type inference reaches last.  Every kernel helper is ``cache=True``,
 so each one it finishes lands in Numba's on-disk cache, and this process loads
 it from there when its type inference gets to it instead of compiling it
-again.  The two meet near the middle, and this process then compiles the top
-function, which only it can.  The helper process is killed as soon as the
-kernel is ready, and stops by itself if this process dies first.
+again.  This process marks each helper it begins in a folder the two share,
+so the helper process leaves a helper begun here to it and goes on with the
+nested helpers it has yet to reach.  The two meet near the middle, and this
+process then compiles the top function, which only it can.  The helper
+process is killed as soon as the kernel is ready, and stops by itself if this
+process dies first.
 
 The compiled code is the same either way (Numba compiles a function for a
 signature the same in any process), so results do not depend on it.  It is
@@ -30,8 +33,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -40,7 +45,15 @@ from typing import Any
 
 from numba.core.dispatcher import Dispatcher
 
-from montecarlo.compile_plan import Plan, Signature, load_plan, parse_plan, resolve
+from montecarlo.compile_plan import (
+    KERNEL_PACKAGE,
+    Plan,
+    Signature,
+    load_plan,
+    parse_plan,
+    qualified_name,
+    resolve,
+)
 
 #: Environment variable: ``0`` never starts the helper process.
 SWITCH = "MONTECARLO_COMPILE_HELPER"
@@ -166,8 +179,8 @@ def wanted(kernel: Any, signature: Signature) -> Plan | None:
     return load_plan(kernel, signature)
 
 
-def start(plan: Plan) -> subprocess.Popen | None:
-    """Start the helper process on ``plan``; None if it cannot start."""
+def start(plan: Plan, begun: Path) -> subprocess.Popen | None:
+    """Start the helper process on ``plan``, reading begun helpers in ``begun``; None if not."""
     import numba
 
     if not sys.executable:  # an embedded interpreter: nothing to start
@@ -179,7 +192,7 @@ def start(plan: Plan) -> subprocess.Popen | None:
     # Numba keys a cache entry by its source file.
     here = str(Path(__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, env.get("PYTHONPATH")]))
-    command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan.path)]
+    command = [sys.executable, "-m", "montecarlo.compile_helper", str(plan.path), str(begun)]
     try:
         return subprocess.Popen(
             command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -193,25 +206,59 @@ def start(plan: Plan) -> subprocess.Popen | None:
 def helping(kernel: Any, signature: Signature) -> Iterator[subprocess.Popen | None]:
     """Run the block (which compiles ``kernel`` for ``signature``) beside a helper process.
 
-    Yields the process, or None when none was started (:func:`wanted`).  The
-    process is killed when the block ends, however it ends.  A kill can leave
-    a ``.tmp`` file in the cache directory if it lands during a write (Numba
-    renames a finished file into place), never a partly written entry.
+    Yields the process, or None when none was started (:func:`wanted`).  While
+    the block runs, each kernel helper whose compile begins here is marked in
+    a temporary folder (:func:`_marking`) that the process reads.  The process
+    is killed and the folder removed when the block ends, however it ends.  A
+    kill can leave a ``.tmp`` file in the cache directory if it lands during a
+    write (Numba renames a finished file into place), never a partly written
+    entry.
     """
+    proc = None
+    begun = None
     try:
         plan = wanted(kernel, signature)
-        proc = start(plan) if plan is not None else None
+        if plan is not None:
+            begun = Path(tempfile.mkdtemp(prefix="montecarlo-begun-"))
+            proc = start(plan, begun)
     except Exception:  # a speed-up must never stop the command: compile in one process
         proc = None
     try:
-        yield proc
+        with _marking(begun) if proc is not None else contextlib.nullcontext():
+            yield proc
     finally:
         if proc is not None:
             proc.kill()
             proc.wait()
+        if begun is not None:
+            shutil.rmtree(begun, ignore_errors=True)
 
 
-def compile_helpers(plan: Plan) -> int:
+@contextlib.contextmanager
+def _marking(begun: Path) -> Iterator[None]:
+    """While the block runs, mark each kernel helper whose compile begins here in ``begun``.
+
+    One empty file per helper, named ``module.function``, written as Numba
+    begins its compile: before its nested helpers, which the cache shows only
+    as each one ends.  A file that cannot be written is passed over.
+    """
+    from numba.core import event
+
+    class _Listener(event.Listener):
+        def on_start(self, ev: event.Event) -> None:
+            name = qualified_name(ev.data["dispatcher"])
+            if name.startswith(KERNEL_PACKAGE):
+                with contextlib.suppress(OSError):
+                    (begun / name).touch()
+
+        def on_end(self, ev: event.Event) -> None:
+            pass
+
+    with event.install_listener("numba:compile", _Listener()):
+        yield
+
+
+def compile_helpers(plan: Plan, begun: Path | None = None) -> int:
     """Compile ``plan``'s helpers from the last one back; return how many compiled.
 
     A plan lists helpers in the order a serial compile finished them, so the
@@ -228,7 +275,12 @@ def compile_helpers(plan: Plan) -> int:
     has one now) is left to the main process: compiling it here would compile
     everything below it in the main process's own order.  A helper that no
     longer exists or no longer compiles for its recorded types (a stale plan)
-    is skipped: the main process compiles what it needs anyway.  If the
+    is skipped: the main process compiles what it needs anyway.  A helper
+    that the main process has begun (marked in ``begun``, see :func:`helping`)
+    is left to it too: this process goes on with that helper's nested
+    helpers, which the main process has yet to reach from the last one back.
+    (Before this, both processes compiled the battle kernel's largest helper,
+    ``_move``, each in full.)  If the
     process that started this one is gone (killed before it could kill this
     one), it stops.
     """
@@ -246,6 +298,8 @@ def compile_helpers(plan: Plan) -> int:
             helper = resolve(name)
             if _compiled_elsewhere(helper, signature):
                 break  # the main process got here first
+            if begun is not None and (begun / name).exists():
+                continue  # the main process is compiling it: go on with its nested helpers
             helper.compile(signature)
         except Exception:
             continue
@@ -255,10 +309,14 @@ def compile_helpers(plan: Plan) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m montecarlo.compile_helper PLAN``: compile the helpers of a plan file."""
-    (path,) = sys.argv[1:] if argv is None else argv
+    """``python -m montecarlo.compile_helper PLAN [BEGUN]``: compile the helpers of a plan file.
+
+    ``BEGUN`` is the folder where the main process marks the helpers it has
+    begun (:func:`helping`).
+    """
+    path, *begun = sys.argv[1:] if argv is None else argv
     with open(path, encoding="utf-8") as f:
-        compile_helpers(parse_plan(f.read()))
+        compile_helpers(parse_plan(f.read()), Path(begun[0]) if begun else None)
     return 0
 
 

@@ -239,12 +239,13 @@ def test_the_helper_imports_this_checkout(monkeypatch):
 
     monkeypatch.setattr(compile_helper.subprocess, "Popen", popen)
     plan = compile_plan.load_plan(compile_plan.resolve("kernels.coe5_battle.run_chunks"))
-    assert compile_helper.start(plan) is None
+    assert compile_helper.start(plan, Path("begun")) is None
     assert seen["env"]["PYTHONPATH"].split(os.pathsep)[0] == str(ROOT)
     assert seen["command"][1:] == [
         "-m",
         "montecarlo.compile_helper",
         str(compile_plan.plan_path(plan.top)),
+        "begun",
     ]
 
 
@@ -281,7 +282,7 @@ def test_the_plain_battle_kernel_compiles_none_of_the_extras():
 def test_no_interpreter_to_start_no_helper(monkeypatch):
     plan = compile_plan.load_plan(compile_plan.resolve("kernels.coe5_battle.run_chunks"))
     monkeypatch.setattr(compile_helper.sys, "executable", "")
-    assert compile_helper.start(plan) is None
+    assert compile_helper.start(plan, Path("begun")) is None
 
 
 def test_a_kernel_without_a_plan_gets_none(kernel_and_signature):
@@ -303,13 +304,20 @@ def test_the_cache_question_is_answered_from_numbas_index():
 def test_the_helper_is_killed_when_the_compile_ends(kernel_and_signature, monkeypatch, fail):
     kernel, signature = kernel_and_signature
     sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
-    monkeypatch.setattr(compile_helper, "start", lambda plan: subprocess.Popen(sleeper))
+    folders = []
+    monkeypatch.setattr(
+        compile_helper,
+        "start",
+        lambda plan, begun: folders.append(begun) or subprocess.Popen(sleeper),
+    )
     with pytest.raises(KeyboardInterrupt) if fail else contextlib.nullcontext():
         with compile_helper.helping(kernel, signature) as proc:
             assert proc.poll() is None
+            assert folders[0].is_dir()  # where this process marks the helpers it begins
             if fail:
                 raise KeyboardInterrupt
     assert proc.poll() is not None
+    assert not folders[0].exists()
 
 
 def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(monkeypatch):
@@ -369,6 +377,54 @@ def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_
     assert compiled == ["k.d", "k.c"]
 
 
+def test_the_helper_leaves_a_helper_the_main_process_has_begun_to_it(monkeypatch, tmp_path):
+    compiled = []
+
+    class _Fake:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def compile(self, signature: tuple) -> None:
+            compiled.append(self.name)
+
+    monkeypatch.setattr(compile_helper, "resolve", _Fake)
+    # The main process has begun e (whose compile takes in b, c and d) and compiled b:
+    # this one goes on with e's nested helpers from the last one back, up to b.
+    monkeypatch.setattr(compile_helper, "_compiled_elsewhere", lambda h, sig: h.name in "k.a k.b")
+    (tmp_path / "k.e").touch()
+    names = [("a", 0), ("b", 0), ("c", 0), ("d", 0), ("e", 3), ("f", 0)]
+    plan = Plan("k.top", (), tuple((f"k.{n}", (), nested) for n, nested in names))
+    assert compile_helper.compile_helpers(plan, tmp_path) == 3
+    assert compiled == ["k.f", "k.d", "k.c"]
+    # Without the folder, it compiles e itself (and with it what e takes in).
+    compiled.clear()
+    assert compile_helper.compile_helpers(plan) == 2
+    assert compiled == ["k.f", "k.e"]
+    # From the command line, the folder is the second argument.
+    compiled.clear()
+    path = tmp_path / "plan.txt"
+    path.write_text(compile_plan.format_plan(plan), encoding="utf-8")
+    assert compile_helper.main([str(path), str(tmp_path)]) == 0
+    assert compiled == ["k.f", "k.d", "k.c"]
+
+
+def _plus_one(x):
+    return x + 1
+
+
+def test_the_main_process_marks_the_kernel_helpers_it_begins(monkeypatch, tmp_path):
+    import numba
+
+    # Numba tells of a compile only when it compiles (not on a cache hit): a fresh
+    # dispatcher, with this module standing in for the kernel package.
+    monkeypatch.setattr(compile_helper, "KERNEL_PACKAGE", __name__ + ".")
+    with compile_helper._marking(tmp_path):
+        numba.njit(_plus_one)(1)
+    assert [p.name for p in tmp_path.iterdir()] == [f"{__name__}._plus_one"]
+    numba.njit(_plus_one)(2)  # after the block: not marked
+    assert len(list(tmp_path.iterdir())) == 1
+
+
 def test_what_the_helper_compiled_itself_does_not_stop_it():
     """A callee of a helper this process compiled is in the cache, but it is not another's work."""
     signature = ("int64",)
@@ -409,7 +465,7 @@ def test_a_cold_battle_compiled_beside_the_helper_plays_the_same_battles(tmp_pat
         "compile_helper._busy_cpus = lambda: 0.0  # the test session may keep a core busy\n"
         "started = []\n"
         "start = compile_helper.start\n"
-        "compile_helper.start = lambda plan: started.append(start(plan)) or started[-1]\n"
+        "compile_helper.start = lambda *a: started.append(start(*a)) or started[-1]\n"
         "r = mc.matchup('pikeman:3', 'knight:1', trials=512, seed=7, progress=False)\n"
         "warm = compile_helper._cached(kernel, plan.signature)\n"
         "hits = sum(bool(compile_plan.resolve(n).stats.cache_hits) for n, _, _ in plan.helpers)\n"
