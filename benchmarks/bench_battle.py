@@ -19,6 +19,13 @@ rounds); the cost of one ``seed_trial`` (the per-battle
 stream of issue 12) as a share of a battle; and the cold and warm start of
 ``montecarlo matchup pikeman:10 knight:3 --trials 2000`` as whole processes,
 cold with a fresh ``NUMBA_CACHE_DIR``, for this tree and for ``--baseline``.
+
+``--origin DIR`` (a checkout of the kernel before issue 13, 8478192) also times
+that tree's cold and warm start in the same turns.  The issue set its ≤ 10 s
+and ≤ 0.8 s targets on a machine where that kernel took 26 s and 1.7 s; the
+ratio of the two trees measured here is the same-run form of those targets
+(cold ≤ 10/26 of the kernel before, warm ≤ 0.8/1.7), which does not depend on
+how fast the machine of the run is.
 """
 
 from __future__ import annotations
@@ -151,6 +158,12 @@ def _commit(tree: str) -> str:
                           capture_output=True, text=True)  # fmt: skip
     return done.stdout.strip() or "?"
 
+
+#: The issue's figures for the kernel before it (8478192) on the machine it set its
+#: targets on (issue 13): cold and warm start of the matchup command, seconds.
+ISSUE_BEFORE = {"cold": 26.0, "warm": 1.7}
+#: Its targets for the cold and warm start, seconds, on that machine.
+TARGETS = {"cold": 10.0, "warm": 0.8}
 
 #: Cold starts per tree, taken in turns across the trees: the machine's speed
 #: drifts by several per cent within minutes, more than some differences measured.
@@ -309,7 +322,7 @@ def growth_lines() -> list[str]:
     return lines
 
 
-def index_section(baseline: str | None) -> list[str]:
+def index_section(baseline: str | None, origin: str | None = None) -> list[str]:
     """Issue 13: indexed against reference, growth, per-battle streams, cold and warm start."""
     lines = [
         INDEX_TITLE,
@@ -348,20 +361,57 @@ def index_section(baseline: str | None) -> list[str]:
         "|---|---:|---:|---:|",
     ]
     here = str(Path(__file__).resolve().parents[1])
-    trees = [(f"before (`{baseline}` at {_commit(baseline)})", baseline, True)] if baseline else []
+    trees = []
+    if origin:
+        trees.append((f"before issue 13 (`{origin}` at {_commit(origin)})", origin, True))
+    if baseline:
+        trees.append((f"before (`{baseline}` at {_commit(baseline)})", baseline, True))
     trees.append(("this tree, one process (`MONTECARLO_COMPILE_HELPER=0`)", here, False))
     trees.append(("this tree, with the compile helper", here, True))
     colds = [[] for _ in trees]
     for _ in range(COLD_RUNS):
         for runs, (_, tree, helper) in zip(colds, trees, strict=True):
             runs.append(cold_start(tree, helper))
+    measured = []  # (cold median, warm) of each tree
     for runs, (label, tree, helper) in zip(colds, trees, strict=True):
         each = ", ".join(f"{c:.1f}" for c in runs)
-        lines.append(f"| {label} | {each} s | {statistics.median(runs):.1f} s | "
-                     f"{warm_start(tree, helper):.2f} s |")  # fmt: skip
+        measured.append((statistics.median(runs), warm_start(tree, helper)))
+        lines.append(f"| {label} | {each} s | {measured[-1][0]:.1f} s | "
+                     f"{measured[-1][1]:.2f} s |")  # fmt: skip
         print(lines[-1], flush=True)
     lines.append("")
+    if origin:
+        lines += scaled_targets(*measured[0], *measured[-1])
+        lines.append("")
     lines.append(f"Machine load (1-minute average) at the end: {os.getloadavg()[0]:.1f}.")
+    return lines
+
+
+def scaled_targets(before_cold: float, before_warm: float, cold: float, warm: float) -> list[str]:
+    """The cold and warm start targets as ratios to the kernel before issue 13, run alongside.
+
+    The issue set ≤ 10 s and ≤ 0.8 s where the kernel before took 26 s and
+    1.7 s (``ISSUE_BEFORE``): as ratios to that kernel measured in the same run,
+    they hold on any machine.  The lines say both: the ratios, and the targets
+    in this machine's seconds.
+    """
+    lines = [
+        "The same-run form of the cold and warm start targets: the issue set them where the "
+        f"kernel before it took {ISSUE_BEFORE['cold']:g} s and {ISSUE_BEFORE['warm']:g} s; "
+        f"here it took {before_cold:.1f} s and {before_warm:.2f} s "
+        f"(this machine ×{before_cold / ISSUE_BEFORE['cold']:.2f} and "
+        f"×{before_warm / ISSUE_BEFORE['warm']:.2f} at this work).",
+        "",
+        "| start | this tree | kernel before | ratio | target ratio | "
+        "target in this machine's seconds | met |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for what, ours, before in (("cold", cold, before_cold), ("warm", warm, before_warm)):
+        ratio = TARGETS[what] / ISSUE_BEFORE[what]
+        met = "yes" if ours / before <= ratio else "no"
+        lines.append(f"| {what} | {ours:.2f} s | {before:.2f} s | {ours / before:.3f} | "
+                     f"≤ {ratio:.3f} | ≤ {ratio * before:.2f} s | {met} |")  # fmt: skip
+        print(lines[-1], flush=True)
     return lines
 
 
@@ -379,11 +429,13 @@ def write_index_section(lines: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", help="another checkout to compare with, one thread")
+    parser.add_argument("--origin", help="a checkout of the kernel before issue 13 (8478192): "
+                        "the cold and warm start targets as same-run ratios")  # fmt: skip
     parser.add_argument("--index", action="store_true",
                         help="only the issue 13 part: indexed against reference")  # fmt: skip
     args = parser.parse_args()
     if args.index:
-        write_index_section(index_section(args.baseline))
+        write_index_section(index_section(args.baseline, args.origin))
         return
     all_threads = numba.config.NUMBA_NUM_THREADS
     lines = [
@@ -435,7 +487,7 @@ def main() -> None:
     ]
     if args.baseline:
         lines += versus
-    write_table("battle", [*lines, "", *index_section(args.baseline)])
+    write_table("battle", [*lines, "", *index_section(args.baseline, args.origin)])
 
 
 if __name__ == "__main__":
