@@ -351,19 +351,25 @@ def test_the_helper_compiles_from_the_far_end_and_skips_trunks_and_stale_lines(m
     assert compiled == ["kernels.k.last"]
 
 
-def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_one_was(
-    monkeypatch,
-):
-    compiled = []
+@pytest.fixture
+def compiled(monkeypatch) -> list[str]:
+    """The names of the helpers the helper process compiles, in order (none really compiled)."""
+    names: list[str] = []
 
     class _Fake:
         def __init__(self, name: str) -> None:
             self.name = name
 
         def compile(self, signature: tuple) -> None:
-            compiled.append(self.name)
+            names.append(self.name)
 
     monkeypatch.setattr(compile_helper, "resolve", _Fake)
+    return names
+
+
+def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_one_was(
+    monkeypatch, compiled
+):
     # e's compile took in b, c and d (the three lines before it): they are not compiled again.
     names = [("a", 0), ("b", 0), ("c", 1), ("d", 0), ("e", 3), ("f", 0)]
     plan = Plan("k.top", (), tuple((f"k.{n}", (), nested) for n, nested in names))
@@ -377,20 +383,14 @@ def test_the_helper_passes_over_what_a_compile_took_in_and_stops_where_the_main_
     assert compiled == ["k.d", "k.c"]
 
 
-def test_the_helper_leaves_a_helper_the_main_process_has_begun_to_it(monkeypatch, tmp_path):
-    compiled = []
-
-    class _Fake:
-        def __init__(self, name: str) -> None:
-            self.name = name
-
-        def compile(self, signature: tuple) -> None:
-            compiled.append(self.name)
-
-    monkeypatch.setattr(compile_helper, "resolve", _Fake)
+def test_the_helper_leaves_a_helper_the_main_process_has_begun_to_it(
+    monkeypatch, tmp_path, compiled
+):
     # The main process has begun e (whose compile takes in b, c and d) and compiled b:
     # this one goes on with e's nested helpers from the last one back, up to b.
-    monkeypatch.setattr(compile_helper, "_compiled_elsewhere", lambda h, sig: h.name in "k.a k.b")
+    monkeypatch.setattr(
+        compile_helper, "_compiled_elsewhere", lambda h, sig: h.name in {"k.a", "k.b"}
+    )
     (tmp_path / "k.e").touch()
     names = [("a", 0), ("b", 0), ("c", 0), ("d", 0), ("e", 3), ("f", 0)]
     plan = Plan("k.top", (), tuple((f"k.{n}", (), nested) for n, nested in names))
