@@ -79,10 +79,13 @@ attackers first) as in the reference.
 Attack order (steps 6-7).  ``_attack_order`` bucket-sorts the keys instead of
 the reference's stable ``np.argsort``: the same permutation, equal 64-bit keys
 (about m² / 2**33 a round for m attacks) by index in both.  The melee attacks
-of a unit with no enemy next to it when the order is made (the column
-bitsets say so) draw their ties and are left out: from then to the end of
-the round units only die or rout, so such an attack would be lost when it
-came, drawing nothing, and the stable sort keeps the others' order.  Most
+of a unit with no enemy next to it when the order is made draw their ties
+and are left out: from then to the end of the round units only die or rout,
+so such an attack would be lost when it came, drawing nothing, and the
+stable sort keeps the others' order.  Whether an enemy is next to a unit is
+one bit of the words ``_next_to_bits`` spreads from the column bitsets, and a
+unit with only melee attacks skips its ties in one go (``skip``, as many words
+as ``U_KEY_DRAWS`` says) without walking its weapons.  Most
 attacks of a big battle's rear ranks are such.  Shots are left out the
 same way when the bitsets prove that no enemy stands within their range
 (C-5.1, with the wall's bonus of C-5.4): ``_occupied`` reads the span of
@@ -120,7 +123,7 @@ from kernels.borrow import borrowed
 from kernels.coe5_damage import ETHEREAL_DIE, ethereal_applies, hit_damage, vulnerable_to
 from kernels.coe5_dice import NORMAL, check_roll, fails_morale, oed, resists
 from kernels.jit import helper
-from kernels.rng import bounded, chance, next_u64, seed_trial
+from kernels.rng import bounded, chance, next_u64, seed_trial, skip
 from kernels.tile_order import UNIT_BITS, rth_smallest, tile_key
 
 ALIVE = 0
@@ -410,7 +413,10 @@ def _enemy_slots(iside, side):
 
 @helper(forceinline=True)
 def column_bits(iside, state, px, py, colbits):
-    """``colbits[e, x]``: bit y set when a living unit of side e stands on tile (x, y)."""
+    """``colbits[e, x]``: bit y set when a living unit of side e stands on tile (x, y).
+
+    Rows 0 and 1 (sides 0 and 1); any further rows are cleared.
+    """
     for e in range(colbits.shape[0]):
         for x in range(colbits.shape[1]):
             colbits[e, x] = 0
@@ -1144,6 +1150,32 @@ def _ranged_shot(s, i, w, k, rnd, lo, hi, U, W, iside, state, px, py, grid, widt
 
 
 @helper(forceinline=True)
+def _next_to_bits(colbits):
+    """Rows 2 and 3 of ``colbits``: bit y of column x set when a unit of side 0 (row 2)
+    or side 1 (row 3) stands on one of the 9 tiles around (x, y).
+
+    Built from rows 0 and 1 (:func:`column_bits`) for the attack order, so that
+    "no enemy next to i" is one bit (the same answer as :func:`_maybe_adjacent`:
+    i's own tile holds no enemy).
+    """
+    length = colbits.shape[1]
+    for e in range(2):
+        before = np.int64(0)
+        here = _spread(colbits[e, 0])
+        for x in range(length):
+            after = _spread(colbits[e, x + 1]) if x + 1 < length else np.int64(0)
+            colbits[2 + e, x] = before | here | after
+            before = here
+            here = after
+
+
+@helper(forceinline=True)
+def _spread(word):
+    """A column word's bits with the rows above and below them set too."""
+    return word | (word << 1) | (word >> 1)
+
+
+@helper(forceinline=True)
 def _maybe_adjacent(i, iside, px, py, width, length, colbits):
     """False when the column bitsets show no enemy on the 8 tiles around i.
 
@@ -1318,8 +1350,9 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     per-unit record), ``field`` (the two sides' summed-area tables of
     :func:`count_table`, shape (2, (length + 1) * (width + 1)), or (2, 0) to
     find the nearest enemies by scanning the units: the tables pay when
-    units² ≥ FIELD_MIN × tiles), ``colbits`` (:func:`column_bits`, shape (2,
-    length), or (0, length) on grids wider than ``COLUMN_BITS_MAX_WIDTH``) and
+    units² ≥ FIELD_MIN × tiles), ``colbits`` (shape (4, length): the sides'
+    column words of :func:`column_bits`, then :func:`_next_to_bits`'; or (0,
+    length) on grids wider than ``COLUMN_BITS_MAX_WIDTH``) and
     ``misc``.  ``qx, qy`` hold the positions that movers choose
     from (C-8.3), ``near`` each unit's nearest-enemy distance as last found.
     It reads them through uncounted views (:func:`~kernels.borrow.borrowed`)
@@ -1579,6 +1612,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
             spans = (UNKNOWN_SPAN, UNKNOWN_SPAN)  # each side's (see _occupied); unknown: search
             if bitsets:  # nobody moves from here to the end of the round (see _random_enemy)
                 column_bits(iside, state, px, py, colbits)
+                _next_to_bits(colbits)
                 if extras is not None and shooters:
                     spans = (_occupied(colbits[0]), _occupied(colbits[1]))
             m = 0
@@ -1590,7 +1624,10 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
                 # die or rout until its end), so its melee attacks are lost whenever they
                 # come, drawing nothing (_pick_target).  They draw their ties but are left
                 # out of the order: the others keep theirs (it is a stable sort).
-                alone = bitsets and not _maybe_adjacent(i, iside, px, py, width, length, colbits)
+                alone = bitsets and not (colbits[3 - iside[i], px[i]] >> py[i]) & 1
+                if alone and (extras is None or not U[L.U_FLAGS, ti] & L.UF_RANGED):
+                    skip(s, U[L.U_KEY_DRAWS, ti])  # melee only: its ties, all lost (as below)
+                    continue
                 # Likewise its shots when no enemy stands within their range (C-5.1): the
                 # enemies' span now holds every enemy the shots could find (_ranged_shot).
                 ex0, ex1, erows = spans[1] if iside[i] == 0 else spans[0]

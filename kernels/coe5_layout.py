@@ -55,7 +55,8 @@ U_VULN = 8  # bit (1 << type code) per vulnerable type
 U_W0 = 9  # first weapon index in W
 U_NW = 10  # number of weapons
 U_RES0 = 11  # U_RES0 + type code: resistance in percent (C-3 step 7)
-N_U_FIELDS = U_RES0 + N_TYPES
+U_KEY_DRAWS = U_RES0 + N_TYPES  # steps 6-7: ties a unit draws, one per shot of each weapon
+N_U_FIELDS = U_KEY_DRAWS + 1
 
 # Unit flag bits.
 UF_ETHEREAL = 1 << 0

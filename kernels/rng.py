@@ -63,6 +63,15 @@ def next_u64(s):
 
 
 @helper(forceinline=True)
+def skip(s, n):
+    """Advance the state ``s`` by ``n`` words, as n calls of :func:`next_u64` would."""
+    s0, s1, s2, s3 = s[0], s[1], s[2], s[3]
+    for _ in range(n):
+        _, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+    s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+
+
+@helper(forceinline=True)
 def bounded(s, n):
     """Unbiased integer in ``[0, n)`` for ``1 <= n <= 2**32`` (Lemire's method).
 

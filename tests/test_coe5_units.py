@@ -8,7 +8,7 @@ import pytest
 
 import montecarlo as mc
 from montecarlo.coe5.packing import pack
-from montecarlo.coe5.units import load_units, parse_roster
+from montecarlo.coe5.units import Unit, Weapon, load_units, parse_roster
 
 GOOD = """
 [[unit]]
@@ -146,3 +146,18 @@ def test_pack_struct_of_arrays():
     assert p.U[L.U_FLAGS, 1] & L.UF_ETHEREAL
     assert p.W[L.W_MAGIC, 3] == 1 and p.W[L.W_OWNER, 3] == 1
     assert p.U[L.U_RES0 + L.T_COLD, 1] == 100
+
+
+def test_pack_counts_the_ties_a_unit_draws_at_the_attack_order():
+    """Steps 6-7 (C-8): one tie per shot of each weapon but the pre-battle ones (C-7.1).
+
+    The battle kernel draws that many words for a unit whose attacks are all
+    lost (``U_KEY_DRAWS``), instead of walking its weapons.
+    """
+    from kernels import coe5_layout as L
+
+    die = mc.parse_die("1-3")
+    caster = Unit("caster", 10, (Weapon("spell", die, prebattle=True, shots=3),
+                                 Weapon("claws", die, shots=2), Weapon("bite", die)))  # fmt: skip
+    p = pack([caster, load_units()["militia"]])
+    assert p.U[L.U_KEY_DRAWS].tolist() == [3, 1]

@@ -7,7 +7,7 @@ from numba import njit
 from scipy import stats
 
 import montecarlo as mc
-from kernels.rng import fill_bounded, fill_words, seed_trial
+from kernels.rng import fill_bounded, fill_words, next_u64, seed_trial, skip
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states, resolve_seed
 
 
@@ -139,3 +139,25 @@ def test_seed_trial_words_are_uniform_across_trials():
         expected = states.shape[0] / 256
         chi2 = ((counts - expected) ** 2 / expected).sum()
         assert chi2 < 350  # P(chi2_255 > 350) < 1e-4
+
+
+@njit
+def _after_words(s, n):
+    for _ in range(n):
+        next_u64(s)
+    return next_u64(s)
+
+
+@njit
+def _after_skip(s, n):
+    skip(s, n)
+    return next_u64(s)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 1000])
+def test_skip_leaves_the_stream_where_that_many_words_would(n):
+    # The battle kernel skips the ties of a unit whose attacks are all lost (steps 6-7).
+    a = np.array([1, 2, 3, 4], np.uint64)
+    b = a.copy()
+    assert _after_skip(a, n) == _after_words(b, n)
+    assert (a == b).all()

@@ -30,6 +30,8 @@ _rth_in_box = from_python(coe5_battle._rth_in_box)
 count_table = from_python(coe5_battle.count_table)
 _nearest_distance = from_python(coe5_battle._nearest_distance)
 column_bits = from_python(coe5_battle.column_bits)
+_next_to_bits = from_python(coe5_battle._next_to_bits)
+_maybe_adjacent = from_python(coe5_battle._maybe_adjacent)
 _rth_on_ring = from_python(coe5_battle._rth_on_ring)
 _occupied = from_python(coe5_battle._occupied)
 _none_within = from_python(coe5_battle._none_within)
@@ -159,6 +161,32 @@ def test_column_bits_mark_the_living_units_of_each_side():
                         if iside[j] == side and state[j] == 0 and px[j] == x}  # fmt: skip
                 word = int(colbits[side, x]) & ((1 << 64) - 1)
                 assert {y for y in range(64) if word >> y & 1} == rows
+
+
+def test_next_to_words_mark_the_tiles_next_to_each_side():
+    """Steps 6-7: the attack order's "no enemy next to i" is one bit of these words.
+
+    Bit y of ``colbits[2 + e, x]`` is set when a living unit of side e stands
+    on one of the 9 tiles around (x, y), brute force; for each unit it says
+    what :func:`_maybe_adjacent` says of its enemies.
+    """
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        width, length, n, px, py, iside, state = _random_grid(rng, max_width=63)
+        colbits = np.full((4, length), -1, np.int64)  # stale words must be cleared
+        column_bits(iside, state, px, py, colbits)
+        _next_to_bits(colbits)
+        for side in range(2):
+            live = [(int(px[j]), int(py[j])) for j in range(n)
+                    if iside[j] == side and state[j] == 0]  # fmt: skip
+            for x in range(length):
+                word = int(colbits[2 + side, x]) & ((1 << 64) - 1)
+                near = {y for y in range(width)
+                        if any(max(abs(a - x), abs(b - y)) <= 1 for a, b in live)}  # fmt: skip
+                assert {y for y in range(width) if word >> y & 1} == near, (side, x)
+        for i in range(n):
+            bit = bool(colbits[3 - iside[i], px[i]] >> py[i] & 1)
+            assert bit == _maybe_adjacent(i, iside, px, py, width, length, colbits), i
 
 
 def test_a_shot_left_out_of_the_order_has_no_enemy_within_its_range():

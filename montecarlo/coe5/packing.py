@@ -89,6 +89,7 @@ def _unit_column(u: Unit, first_weapon: int) -> list[int]:
     col[L.U_VULN] = sum(1 << TYPE_CODE[t] for t in u.vulnerable)
     col[L.U_W0] = first_weapon
     col[L.U_NW] = len(u.weapons)
+    col[L.U_KEY_DRAWS] = sum(w.shots for w in u.weapons if not w.prebattle)
     for name, code in TYPE_CODE.items():
         col[L.U_RES0 + code] = u.resistance(name)
     return col
