@@ -156,7 +156,7 @@ def kernel_rates(att: str, dfd: str, trials: int, ref_trials: int | None = None,
 MIN_TIMING = 0.25
 
 #: Timings of each kernel in :func:`kernel_rates`, taking turns.
-TIMING_TURNS = 5
+TIMING_TURNS = 7
 
 
 CLI = ["-m", "montecarlo", "matchup", "pikeman:10", "knight:3", "--trials", "2000"]
