@@ -1351,7 +1351,7 @@ def run_chunks(c0, c1, states, chunk, n_trials, U, W, slot_type, iside, slot_par
     :func:`count_table`, shape (2, (length + 1) * (width + 1)), or (2, 0) to
     find the nearest enemies by scanning the units: the tables pay when
     units² ≥ FIELD_MIN × tiles), ``colbits`` (shape (4, length): the sides'
-    column words of :func:`column_bits`, then :func:`_next_to_bits`'; or (0,
+    column words of :func:`column_bits`, then :func:`_next_to_bits`; or (0,
     length) on grids wider than ``COLUMN_BITS_MAX_WIDTH``) and
     ``misc``.  ``qx, qy`` hold the positions that movers choose
     from (C-8.3), ``near`` each unit's nearest-enemy distance as last found.
