@@ -224,6 +224,7 @@ class _Battles:
         """
         n, tiles = self.n_units, self.width * self.length
         table = (self.length + 1) * (self.width + 1) if n * n >= FIELD_MIN * tiles else 0
+        # colbits: each side's column words, then the tiles next to each side (_next_to_bits)
         bits = 4 if self.width <= COLUMN_BITS_MAX_WIDTH else 0
         cand = max(n, 9, self.width)
         return (
