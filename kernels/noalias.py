@@ -1,0 +1,41 @@
+"""Numba's ``noalias`` flag, for a kernel whose array arguments never share memory.
+
+LLVM must assume that any two array arguments of a kernel may overlap, so
+after each store through one (a unit's new tile, the random stream's next
+state) it reads again what it had read through the others, and keeps little
+in registers across the battle's loops.  Numba's compiler has a flag,
+``noalias``, that marks every pointer argument of the compiled function
+``noalias`` for LLVM, but ``@njit`` takes no option for it.  :data:`NOALIAS`
+is ``{"noalias": True}``, an option this module teaches Numba's CPU target to
+read (a mapping onto that flag, as its own options have), or ``{}`` where
+this Numba has no such flag: the kernel then compiles as before.
+
+The flag is a promise, and LLVM may miscompile a kernel that breaks it: use
+it only on a kernel whose callers pass each array as an allocation of its
+own (views that the kernel makes of its arguments are fine: they are based
+on them).  It is not inherited: helpers, which may be passed the same array
+twice, compile without it.  ``tests/test_coe5_noalias.py`` checks the battle
+kernel's callers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _noalias_option() -> dict[str, Any]:
+    try:
+        from numba.core.compiler import Flags
+        from numba.core.cpu import CPUTargetOptions
+        from numba.core.options import TargetOptions
+    except ImportError:
+        return {}
+    if not hasattr(Flags, "noalias"):
+        return {}
+    if not hasattr(CPUTargetOptions, "noalias"):
+        CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
+    return {"noalias": True}
+
+
+#: Keyword options for ``@njit``: every pointer argument ``noalias`` (see above).
+NOALIAS: dict[str, Any] = _noalias_option()
