@@ -15,7 +15,13 @@ it only on a kernel whose callers pass each array as an allocation of its
 own (views that the kernel makes of its arguments are fine: they are based
 on them).  It is not inherited: helpers, which may be passed the same array
 twice, compile without it.  ``tests/test_coe5_noalias.py`` checks the battle
-kernel's callers.
+kernel's callers.  The flag also marks the pointers ``captures(none)``: the
+kernel keeps none of them past the call.
+
+Numba's cache does not see compile options, only the kernel's own source
+file: after changing :data:`NOALIAS` (to rule it out when chasing a
+suspected miscompile, say), clear ``kernels/__pycache__/*.nb*`` or your
+``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
@@ -28,12 +34,13 @@ def _noalias_option() -> dict[str, Any]:
         from numba.core.compiler import Flags
         from numba.core.cpu import CPUTargetOptions
         from numba.core.options import TargetOptions
-    except ImportError:
+
+        if not hasattr(Flags, "noalias"):
+            return {}
+        if not hasattr(CPUTargetOptions, "noalias"):
+            CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
+    except (ImportError, AttributeError):  # Numba's internals moved: compile as before
         return {}
-    if not hasattr(Flags, "noalias"):
-        return {}
-    if not hasattr(CPUTargetOptions, "noalias"):
-        CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
     return {"noalias": True}
 
 

@@ -274,19 +274,23 @@ def _types_key(kernel: Any, args: tuple) -> tuple | None:
     Numba's ``typeof`` of forty-odd arguments took a third of a millisecond a
     call, 0.6% of a 48-battle 200v200 call (issue 13).  An array's type is its
     dtype, dimensions, layout, and whether it is writable and aligned; a
-    Python bool, None or float has one type; an int has ``int64`` within its
-    range.  Anything else (an int beyond it, a tuple, a NumPy scalar) gives
-    None, and Numba's own ``typeof`` decides.
+    Python bool, None or float has one type; an int has Numba's ``intp``
+    within that type's range (beyond it, its value decides: ``int64`` or
+    ``uint64``).  Anything else (such an int, a structured dtype, whose
+    records NumPy can call equal where Numba types them apart, a tuple, a
+    NumPy scalar) gives None, and Numba's own ``typeof`` decides.
     """
     kinds: list[object] = [kernel]
     for a in args:
         kind = type(a)
         if kind is np.ndarray:
+            if a.dtype.names is not None:
+                return None
             flags = a.flags
             kinds.append((a.dtype, a.ndim, flags.c_contiguous, flags.f_contiguous,
                           flags.writeable, flags.aligned))  # fmt: skip
         elif kind is int:
-            if not -(1 << 63) <= a < 1 << 63:
+            if not -_INTP_LIMIT <= a < _INTP_LIMIT:
                 return None
             kinds.append(int)
         elif kind is bool or kind is float or a is None:
@@ -294,6 +298,10 @@ def _types_key(kernel: Any, args: tuple) -> tuple | None:
         else:
             return None
     return tuple(kinds)
+
+
+#: Python ints in ``-_INTP_LIMIT .. _INTP_LIMIT - 1`` are Numba's ``intp``.
+_INTP_LIMIT = 1 << (8 * np.dtype(np.intp).itemsize - 1)
 
 
 def _notify(message: str) -> None:

@@ -184,6 +184,9 @@ _TYPED_VALUES = [
     np.zeros((3, 1), np.int64),
     np.zeros((1, 3), np.int64, order="F"),
     np.zeros(0, np.int64),
+    np.zeros(2, np.dtype({"names": ["a", "b"], "formats": ["i1", "i8"], "offsets": [0, 8]})),
+    np.zeros(2, np.dtype([("a", "i1"), ("b", "i8")], align=True)),
+    np.zeros((), np.int64),
 ]
 
 
@@ -197,6 +200,7 @@ def test_the_memo_key_tells_apart_what_numba_types_tell_apart():
     keys = [driver._types_key(None, (v,)) for v in values]
     assert keys[3] is None  # beyond int64: Numba decides
     assert keys[9] is None and keys[10] is None  # a tuple, a NumPy scalar
+    assert keys[20] is None and keys[21] is None  # structured: NumPy's equal is not Numba's
     for (a, ka), (b, kb) in itertools.combinations(zip(values, keys, strict=True), 2):
         if ka is not None and ka == kb:
             assert numba.typeof(a) == numba.typeof(b), (a, b)
