@@ -61,3 +61,28 @@ def test_a_mutated_kernel_invalidates_every_kernel_that_imports_it() -> None:
     assert {"rng", "coe5_battle", "coe5_damage", "coe5_dice", "sf_fight"} <= stale
     assert mutate.affected_modules("kernels/sf_fight.py", importers) == {"sf_fight"}
     assert mutate.affected_modules("montecarlo/sf/exact.py", importers) == set()
+
+
+def test_an_also_edit_is_checked_like_the_main_one_and_blind_lists_sample(tmp_path: Path) -> None:
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "a.py").write_text("x = 1\n")
+    (tmp_path / "kernels" / "b.py").write_text("y = 1\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_k.py").write_text("")
+    listing = tmp_path / "coe5_blind.toml"
+    listing.write_text(
+        'ruleset = "coe5"\nblind = true\nauthor = "a helper"\n'
+        'default_tests = ["tests/test_k.py"]\n'
+        "[[mutation]]\n"
+        'id = "C-4.8-x"\nrule = "C-4.8"\nfile = "kernels/a.py"\nfind = "x = 1"\nreplace = "x = 2"\n'
+        'also = [{ file = "kernels/b.py", find = "z = 1", replace = "z = 2" }]\n'
+    )
+    mlist = mutate.load(listing)
+    assert mlist.ruleset == "coe5" and mlist.blind
+    assert [e.file for e in mlist.mutations[0].edits] == ["kernels/a.py", "kernels/b.py"]
+    assert mlist.mutations[0].section == "C-4"
+    found = mutate.problems(mlist, root=tmp_path)
+    # The second edit's find is missing; a blind list need not cover every leaf rule.
+    assert found == [
+        "coe5_blind.toml: C-4.8-x: `find` occurs 0 times in kernels/b.py, expected exactly once"
+    ]

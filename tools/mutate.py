@@ -24,6 +24,20 @@ Usage::
     python3 tools/mutate.py tools/mutations/sf.toml --rule S-4 --jobs 2
     python3 tools/mutate.py tools/mutations/coe5.toml --only C-8.11-clouds-never-clear
     python3 tools/mutate.py tools/mutations/coe5.toml --check   # validate only
+
+A list's header may say ``ruleset = "coe5"`` (default: the file's stem) and
+``blind = true`` with an ``author`` line: a list written blind, from
+``docs/rules.md`` and the kernels alone, by someone who had not read ``tests/``.
+A blind list samples rule sections rather than covering every leaf rule.
+
+A mutation may carry ``also``: further edits of the same rule made in the same
+mutant, for a rule written in two places (the two CoE5 battle kernels), so that
+no test comparing the two places can be what catches it::
+
+    [[mutation]]
+    id = "C-4.8-no-decay"
+    ...
+    also = [{ file = "kernels/coe5_battle_ref.py", find = "...", replace = "..." }]
 """
 
 from __future__ import annotations
@@ -51,8 +65,24 @@ _PYTEST_NO_TESTS = 5
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the one occurrence of ``find`` in ``file`` by ``replace``."""
+
+    file: str
+    find: str
+    replace: str
+
+    def apply(self, text: str) -> str:
+        """Return ``text`` with the edit made (``find`` must occur once)."""
+        return text.replace(self.find, self.replace, 1)
+
+
+@dataclass(frozen=True)
 class Mutation:
-    """One one-line change that should break exactly one rule."""
+    """One one-line change that should break exactly one rule.
+
+    ``also`` holds the same change where the rule is written a second time.
+    """
 
     id: str
     rule: str
@@ -61,10 +91,21 @@ class Mutation:
     replace: str
     tests: tuple[str, ...]
     why: str = ""
+    also: tuple[Edit, ...] = ()
 
     def apply(self, text: str) -> str:
-        """Return ``text`` with the mutation applied (``find`` must occur once)."""
+        """Return ``text`` with the main edit made (``find`` must occur once)."""
         return text.replace(self.find, self.replace, 1)
+
+    @property
+    def edits(self) -> tuple[Edit, ...]:
+        """Every edit of this mutant, the main one first."""
+        return (Edit(self.file, self.find, self.replace), *self.also)
+
+    @property
+    def section(self) -> str:
+        """The rule section: ``C-4`` for ``C-4.8``, ``S-5`` for ``S-5``."""
+        return self.rule.split(".")[0]
 
 
 @dataclass
@@ -76,6 +117,8 @@ class MutationList:
     default_tests: tuple[str, ...]
     exempt: dict[str, str]
     mutations: list[Mutation] = field(default_factory=list)
+    blind: bool = False
+    author: str = ""
 
 
 @dataclass(frozen=True)
@@ -99,7 +142,14 @@ def load(path: str | Path) -> MutationList:
         data = tomllib.load(fh)
     default_tests = tuple(data.get("default_tests", ()))
     exempt = dict(data.get("exempt", {}))
-    out = MutationList(path, path.stem, default_tests, exempt)
+    out = MutationList(
+        path,
+        data.get("ruleset", path.stem),
+        default_tests,
+        exempt,
+        blind=bool(data.get("blind", False)),
+        author=data.get("author", ""),
+    )
     for i, entry in enumerate(data.get("mutation", [])):
         missing = [k for k in ("id", "rule", "file", "find", "replace") if k not in entry]
         if missing:
@@ -107,6 +157,14 @@ def load(path: str | Path) -> MutationList:
         tests = tuple(entry.get("tests", default_tests))
         if not tests:
             raise ValueError(f"{path}: mutation {entry['id']!r} names no tests")
+        also = []
+        for extra in entry.get("also", ()):
+            lacking = [k for k in ("file", "find", "replace") if k not in extra]
+            if lacking:
+                raise ValueError(
+                    f"{path}: mutation {entry['id']!r}: an `also` edit lacks {', '.join(lacking)}"
+                )
+            also.append(Edit(extra["file"], extra["find"], extra["replace"]))
         out.mutations.append(
             Mutation(
                 id=entry["id"],
@@ -116,6 +174,7 @@ def load(path: str | Path) -> MutationList:
                 replace=entry["replace"],
                 tests=tests,
                 why=entry.get("why", ""),
+                also=tuple(also),
             )
         )
     return out
@@ -141,19 +200,25 @@ def problems(mlist: MutationList, root: Path = ROOT, coverage: bool = True) -> l
             out.append(f"{where}: id should start with its rule id {m.rule}")
         if m.rule not in leaves:
             out.append(f"{where}: {m.rule} is not a leaf rule id of {mlist.ruleset}")
-        if m.find == m.replace:
-            out.append(f"{where}: find and replace are the same")
-        source = root / m.file
-        if not source.is_file():
-            out.append(f"{where}: no file {m.file}")
-            continue
-        count = source.read_text(encoding="utf-8").count(m.find)
-        if count != 1:
-            out.append(f"{where}: `find` occurs {count} times in {m.file}, expected exactly once")
+        files = [e.file for e in m.edits]
+        if len(set(files)) != len(files):
+            out.append(f"{where}: two edits of one file; make them one edit")
+        for edit in m.edits:
+            if edit.find == edit.replace:
+                out.append(f"{where}: find and replace are the same in {edit.file}")
+            source = root / edit.file
+            if not source.is_file():
+                out.append(f"{where}: no file {edit.file}")
+                continue
+            count = source.read_text(encoding="utf-8").count(edit.find)
+            if count != 1:
+                out.append(
+                    f"{where}: `find` occurs {count} times in {edit.file}, expected exactly once"
+                )
         for test in m.tests:
             if not (root / test.split("::")[0]).exists():
                 out.append(f"{where}: no test file {test.split('::')[0]}")
-    if not coverage:
+    if not coverage or mlist.blind:
         return out
     covered = {m.rule for m in mlist.mutations} | set(mlist.exempt)
     out.extend(
@@ -277,23 +342,28 @@ class Sandbox:
             shutil.copytree(self.cache_base, self.cache, ignore=ignore)
 
     def run(self, m: Mutation, timeout: float) -> Outcome:
-        source = self.tree / m.file
-        original = source.read_text(encoding="utf-8")
-        stat = source.stat()
-        if original.count(m.find) != 1:
-            return Outcome(m, "invalid", 0.0, "`find` does not occur exactly once")
-        self.reset_cache(affected_modules(m.file, self.importers))
+        originals = {}
+        for edit in m.edits:
+            source = self.tree / edit.file
+            text = source.read_text(encoding="utf-8")
+            if text.count(edit.find) != 1:
+                return Outcome(m, "invalid", 0.0, f"`find` does not occur once in {edit.file}")
+            originals[source] = (text, source.stat(), edit)
+        stale = set().union(*(affected_modules(e.file, self.importers) for e in m.edits))
+        self.reset_cache(stale)
         start = time.perf_counter()
         try:
-            source.write_text(m.apply(original), encoding="utf-8")
-            # A distinct mtime, so nothing keyed on the source stamp sees the original.
-            os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+            for source, (text, stat, edit) in originals.items():
+                source.write_text(edit.apply(text), encoding="utf-8")
+                # A distinct mtime, so nothing keyed on the source stamp sees the original.
+                os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
             done = self.pytest(m.tests, self.cache, timeout)
         except subprocess.TimeoutExpired:
             return Outcome(m, "killed (timeout)", time.perf_counter() - start)
         finally:
-            source.write_text(original, encoding="utf-8")
-            os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+            for source, (text, stat, _) in originals.items():
+                source.write_text(text, encoding="utf-8")
+                os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         seconds = time.perf_counter() - start
         last = (done.stdout.strip().splitlines() or [""])[-1]
         if done.returncode == 0:
@@ -338,17 +408,34 @@ def run_all(
     return outcomes
 
 
+def section_rates(outcomes: list[Outcome]) -> dict[str, tuple[int, int]]:
+    """Killed and run mutants per rule section, sections in rule order."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for o in outcomes:
+        counts[o.mutation.section][0] += o.killed
+        counts[o.mutation.section][1] += 1
+    return {s: (k, m) for s, (k, m) in sorted(counts.items(), key=lambda kv: _rule_key(kv[0]))}
+
+
 def report(mlist: MutationList, outcomes: list[Outcome]) -> str:
     """A Markdown summary: kill rate, rules, survivors."""
     killed = sum(o.killed for o in outcomes)
     n = len(outcomes)
     rate = 100.0 * killed / n if n else 0.0
-    lines = [
-        f"# Mutation run: {mlist.path.name}",
-        "",
+    lines = [f"# Mutation run: {mlist.path.name}", ""]
+    if mlist.blind:
+        lines += [f"Written blind: {mlist.author or 'without reading tests/'}.", ""]
+    lines += [
         f"**{killed} of {n} mutants killed ({rate:.1f}%)**, "
         f"{len({o.mutation.rule for o in outcomes})} rule ids, "
         f"{sum(o.seconds for o in outcomes):.0f} s of tests.",
+        "",
+        "| section | killed | of | rate |",
+        "|---|---:|---:|---:|",
+    ]
+    for section, (k, m) in section_rates(outcomes).items():
+        lines.append(f"| {section} | {k} | {m} | {100.0 * k / m:.0f}% |")
+    lines += [
         "",
         "| mutation | rule | status | seconds |",
         "|---|---|---|---:|",
