@@ -1,0 +1,164 @@
+"""Pins for CoE5 rules that one-line changes slipped past (RULES.md C-4.2, C-4.8, C-4.9,
+C-7.4, C-8.10).
+
+An outsider broke each of these rules with one careless edit, made in both battle
+kernels at once, and the suite still passed.  Each test here checks what any
+correct realisation of the rule must do, from the batch kernel's per-battle record
+(``_debug=True``): an exact distribution derived from the rule where one exists, an
+invariant that must hold in every battle otherwise, and a control run with the
+rule's trigger switched off, which shows the test could fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import montecarlo as mc
+from kernels.coe5_battle import D_HP, D_STATUS, D_X, D_Y, S_PARALYSED
+from montecarlo.coe5.battle import BattleRules, matchup
+from montecarlo.coe5.units import Unit, Weapon
+from montecarlo.distribution import Distribution
+from tests.helpers import assert_matches
+
+NOTHING = Weapon("Nothing", mc.parse_die(0))
+
+
+def weapon(name: str, die, **kw) -> Weapon:
+    return Weapon(name, mc.parse_die(die), **kw)
+
+
+def battle(att, dfd, rules: BattleRules, trials: int = 4000, **kw):
+    """Battles with the per-battle record kept; ``att``/``dfd`` are (unit, count) lists."""
+    return matchup(att, dfd, trials=trials, seed=11, rules=rules, keep_trials=True,
+                   progress=False, _debug=True, **kw)  # fmt: skip
+
+
+def hp_lost(r, k: int) -> np.ndarray:
+    return r.deployment.types[r.deployment.itype[k]].hp - r.trials.debug[:, k, D_HP]
+
+
+# -- C-4.2: burning is reduced by fire resistance (and doubled first on the vulnerable) --------
+
+
+def _burn_given_lit(resist: int, vulnerable: bool) -> Distribution:
+    """One round's burn after a hit that did damage, with ``burn_chance`` 1 (C-4.2).
+
+    The target starts burning with chance (100 - resist)/100; a burning unit then
+    takes OED(3) fire at step 9, doubled if vulnerable, times (100 - resist)/100
+    rounded down.
+    """
+    factor = 2 if vulnerable else 1
+    burn = mc.oed(3).map(lambda t: (factor * t * (100 - resist)) // 100)
+    ignite = (100 - resist) / 100
+    return Distribution.mixture([1 - ignite, ignite], [Distribution.point(0), burn])
+
+
+@pytest.mark.parametrize(
+    ("resist", "vulnerable"), [(50, False), (25, False), (50, True)], ids=["res50", "res25", "vuln"]
+)
+def test_c4_2_burning_damage_is_reduced_by_fire_resistance(resist, vulnerable):
+    torch = Unit("Torch", 10, (weapon("Torch", "1-6", type="fire", nostr=True),))
+    post = Unit("Post", 1000, (NOTHING,), immobile=True, resist={"fire": resist},
+                vulnerable=("fire",) if vulnerable else ())  # fmt: skip
+    r = battle([(torch, 1)], [(post, 1)], BattleRules(max_rounds=1, burn_chance=1.0),
+               trials=20_000, length=2)  # fmt: skip
+    dealt = r.trials.dealt[:, 0]
+    burn = hp_lost(r, 1) - dealt
+    assert (dealt >= 1).all()  # the immobile post takes +1: every hit does damage
+    assert_matches(burn, _burn_given_lit(resist, vulnerable))
+
+
+# -- C-4.8: a hit of decay damage leaves the target decaying -----------------------------------
+
+
+def test_c4_8_a_decay_hit_leaves_the_target_decaying():
+    rot = Unit("Rot", 1000, (weapon("Rot", "1-4", type="decay", nostr=True),))
+    dummy = Unit("Dummy", 1000, (NOTHING,), immobile=True)
+    r = battle([(rot, 1)], [(dummy, 1)], BattleRules(max_rounds=1), length=2)
+    dealt = r.trials.dealt[:, 0]
+    # Step 9 of the same round: one more HP for every decaying unit, armour ignored.
+    assert ((hp_lost(r, 1) - dealt) == (dealt >= 1)).all()
+    assert (dealt >= 1).mean() > 0.5
+    # Three rounds: decay costs 1 HP at step 9 of each round from the first hit on.
+    r3 = battle([(rot, 1)], [(dummy, 1)], BattleRules(max_rounds=3), length=2)
+    extra = hp_lost(r3, 1) - r3.trials.dealt[:, 0]
+    assert set(np.unique(extra)) <= {0, 1, 2, 3}
+    assert (extra == 3).mean() > 0.5  # hurt in round 1 (the post takes +1: always)
+    # Control: the same blows of a blunt weapon leave nothing behind.
+    club = Unit("Club", 1000, (weapon("Club", "1-4", nostr=True),))
+    plain = battle([(club, 1)], [(dummy, 1)], BattleRules(max_rounds=3), length=2)
+    assert (hp_lost(plain, 1) == plain.trials.dealt[:, 0]).all()
+
+
+# -- C-4.9: a paralysed unit does not move (C-8.3) ---------------------------------------------
+
+
+def _walker_against_gorgon(paralysis_end: float, rounds: int):
+    gaze = weapon("Gaze", "1-3", type="paralysis", range=30, initiative=6)
+    gorgon = Unit("Gorgon", 1000, (gaze,), immobile=True)
+    walker = Unit("Walker", 1000, (NOTHING,), mr=0)  # MR 0: never resists (C-2.2)
+    rules = BattleRules(max_rounds=rounds, paralysis_end=paralysis_end)
+    return battle([(gorgon, 1)], [(walker, 1)], rules, trials=500, width=3, length=20)
+
+
+def test_c4_9_a_paralysed_unit_does_not_move():
+    # The walker moves at step 3 of round 1, then the gaze (range 30) paralyses it at
+    # step 8; paralysis never ends, so it stands where round 1 left it.
+    one = _walker_against_gorgon(0.0, 1)
+    five = _walker_against_gorgon(0.0, 5)
+    assert (five.trials.debug[:, 1, D_STATUS] & S_PARALYSED).all()
+    for col in (D_X, D_Y):
+        assert (five.trials.debug[:, 1, col] == one.trials.debug[:, 1, col]).all()
+    # Control: paralysis that ends at once (step 9) lets it walk on every round.
+    freed = _walker_against_gorgon(1.0, 5)
+    assert (freed.trials.debug[:, 1, D_X] == one.trials.debug[:, 1, D_X] - 4).all()
+
+
+# -- C-7.4: siege tunnellers surface next to an enemy ------------------------------------------
+
+
+def test_c7_4_tunnellers_surface_next_to_an_enemy():
+    # Nobody moves or hurts: where the tunnellers stand after round 1 is where they surfaced.
+    mole = Unit("Mole", 1000, (NOTHING,), immobile=True, siege_tunneling=True)
+    guard = Unit("Guard", 1000, (NOTHING,), immobile=True)
+    rules = BattleRules(max_rounds=1)
+    r = battle([(mole, 3)], [(guard, 6)], rules, trials=1000, siege=True, fort=1,
+               width=10, length=20)  # fmt: skip
+    itype = r.deployment.itype
+    side = np.asarray([r.deployment.types[t].name == "Mole" for t in itype])
+    dx = r.trials.debug[:, side, D_X][:, :, None] - r.trials.debug[:, ~side, D_X][:, None, :]
+    dy = r.trials.debug[:, side, D_Y][:, :, None] - r.trials.debug[:, ~side, D_Y][:, None, :]
+    nearest = np.maximum(np.abs(dx), np.abs(dy)).min(axis=2)  # Chebyshev distance (C-6)
+    assert (nearest == 1).all()
+    # Control: with tunnelling off the moles stay at their own edge, far from every guard.
+    stay = battle([(mole, 3)], [(guard, 6)], BattleRules(max_rounds=1, tunnelling="none"),
+                  trials=50, siege=True, fort=1, width=10, length=20)  # fmt: skip
+    assert (stay.trials.debug[:, side, D_X] == 0).all()
+
+
+# -- C-8.10 with C-4.5: a poison cloud's damage goes into the poison pool -----------------------
+
+
+def _in_a_cloud(kind: str, rounds: int, trials: int = 20_000):
+    fog = weapon("Fog", "1-20", type=kind, cloud=True, nostr=True, initiative=6)
+    censer = Unit("Censer", 1000, (fog,), immobile=True)
+    post = Unit("Post", 1000, (NOTHING,), immobile=True)
+    rules = BattleRules(max_rounds=rounds, cloud_clear=0.0)
+    return battle([(censer, 1)], [(post, 1)], rules, trials=trials, length=2)
+
+
+def test_c8_10_a_poison_cloud_feeds_the_poison_pool():
+    # Round 1: the cloud forms at step 8, its damage goes into the pool at step 10:
+    # no HP lost yet.  Round 2, step 9: the pool costs max(1, pool // 10) HP (C-4.5).
+    one = _in_a_cloud("poison", 1, trials=2000)
+    assert (hp_lost(one, 1) == 0).all()
+    two = _in_a_cloud("poison", 2)
+    fog = one.deployment.types[one.deployment.itype[0]].weapons[0]
+    post = one.deployment.types[one.deployment.itype[1]]
+    first = mc.damage(fog, post)  # the cloud's damage on the post (C-3)
+    rules = BattleRules()
+    expected = first.map(lambda d: np.where(d >= 1, np.maximum(1, d // rules.poison_divisor), 0))
+    assert_matches(hp_lost(two, 1), expected)
+    # Control: a slashing cloud hurts at step 10 of round 1 already.
+    assert (hp_lost(_in_a_cloud("slash", 1, trials=2000), 1) > 0).mean() > 0.5
