@@ -11,11 +11,14 @@ rule's trigger switched off, which shows the test could fail.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
+from scipy import stats
 
 import montecarlo as mc
-from kernels.coe5_battle import D_HP, D_STATUS, D_X, D_Y, S_PARALYSED
+from kernels.coe5_battle import D_HP, D_PART, D_STATUS, D_X, D_Y, S_PARALYSED
 from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.units import Unit, Weapon
 from montecarlo.distribution import Distribution
@@ -162,3 +165,68 @@ def test_c8_10_a_poison_cloud_feeds_the_poison_pool():
     assert_matches(hp_lost(two, 1), expected)
     # Control: a slashing cloud hurts at step 10 of round 1 already.
     assert (hp_lost(_in_a_cloud("slash", 1, trials=2000), 1) > 0).mean() > 0.5
+
+
+# == What the blind mutation list (tools/mutations/coe5_blind.toml) found unpinned ===============
+
+
+def soed_rule(n: int, dice: int, levels: int = 80) -> Distribution:
+    """S-OED(n) of C-1.6, ``dice`` of them summed, written out from the rule.
+
+    A first roll r < n is the result.  After a first n, every further n adds n - 1,
+    and the first roll u < n adds u - 1; those additions are summed and halved,
+    rounded down, and added to n.  P(k further maxima, then u) = n^-(k+1) / n.
+    """
+    pmf: dict[int, float] = {r: 1 / n for r in range(1, n)}
+    for k in range(levels):
+        for u in range(1, n):
+            value = n + (k * (n - 1) + (u - 1)) // 2
+            pmf[value] = pmf.get(value, 0.0) + n ** -(k + 1) / n
+    one = Distribution([pmf.get(v, 0.0) for v in range(max(pmf) + 1)])
+    total = one
+    for _ in range(dice - 1):
+        total = total.convolve(one)
+    return total
+
+
+@pytest.mark.parametrize(("difficulty", "n", "dice"), [("easy", 5, 1), ("normal", 4, 2),
+                                                       ("hard", 6, 2)])  # fmt: skip
+def test_c2_1_difficulty_sets_the_dice(difficulty, n, dice):
+    expected = soed_rule(n, dice)
+    exact = mc.check_roll(difficulty)
+    support = np.arange(0, 40)
+    np.testing.assert_allclose(exact.pmf(support), expected.pmf(support), atol=1e-12)
+    assert_matches(exact.sample(100_000, seed=21), expected)  # the kernel's own check roll
+
+
+def test_c4_9_a_paralysed_target_is_helpless():
+    # The gaze (initiative 6) paralyses a unit of MR 0 every time (C-2.2); the club
+    # (initiative 3) then meets a unit that cannot move: +1 at C-3 step 3.  Without
+    # armour or shield the club's damage is OED(4) + 1, against OED(4) when MR 100
+    # resists every gaze.
+    gaze = weapon("Gaze", "1-3", type="paralysis", initiative=6)
+    club = weapon("Club", "1-4", initiative=3, nostr=True)
+    gorgon = Unit("Gorgon", 1000, (gaze, club))
+    for mr, expected in ((0, mc.oed(4) + 1), (100, mc.oed(4))):
+        target = Unit("Target", 1000, (NOTHING,), mr=mr)
+        r = battle([(gorgon, 1)], [(target, 1)], BattleRules(max_rounds=1), trials=20_000,
+                   length=2)  # fmt: skip
+        assert_matches(r.trials.dealt[:, 0], expected)
+
+
+def test_c6_each_role_is_dealt_out_as_a_uniform_permutation():
+    # Three melee types written a, b, c: every order of them in the three melee slots
+    # is equally likely in each battle [default shuffle_deployment], the written one too.
+    kinds = [Unit(name, 1000, (NOTHING,)) for name in ("A", "B", "C")]
+    r = battle([(u, 1) for u in kinds], [(Unit("Post", 1000, (NOTHING,), immobile=True), 1)],
+               BattleRules(max_rounds=1), trials=6000, length=4)  # fmt: skip
+    parts = r.trials.debug[:, :3, D_PART]
+    codes = parts[:, 0] * 9 + parts[:, 1] * 3 + parts[:, 2]
+    perms = [a * 9 + b * 3 + c for a, b, c in itertools.permutations(range(3))]
+    counts = np.array([(codes == p).sum() for p in perms])
+    assert counts.sum() == r.n
+    assert stats.chisquare(counts).pvalue > 1e-3
+    written = BattleRules(max_rounds=1, shuffle_deployment=False)
+    fixed = battle([(u, 1) for u in kinds], [(Unit("Post", 1000, (NOTHING,)), 1)], written,
+                   trials=50, length=4)  # fmt: skip
+    assert (fixed.trials.debug[:, :3, D_PART] == [0, 1, 2]).all()

@@ -20,14 +20,16 @@ from itertools import product
 import numpy as np
 import pytest
 from numba import njit
+from scipy import stats
 
 from kernels import sf_layout as F
 from kernels.rng import seed_trial
 from kernels.sf_dice import roll_2d6
-from kernels.sf_fight import opposed
+from kernels.sf_fight import N_S, S_ACTED, opposed, surprise_pen
 from montecarlo import sf
 from montecarlo.sf.characters import Character, Effect, SFWeapon, Spell, parse_dice
 from montecarlo.sf.exact import opposed as exact_opposed
+from montecarlo.sf.sampling import sample_attack, sample_friendly_fire_counts
 from tests.helpers import assert_rate
 
 # -- S-1.1, S-1.2: the opposed roll, written out from the rules ---------------------------------
@@ -245,3 +247,172 @@ def test_s8_surprise_penalty_applies_to_saves_after_a_blow(blow, kind):
     assert_rate(int(r.totals["states"][1, state]), r.n, hit * (1 - save))
     unsurprised = check_chance(3 - (over if kind == "dead" else 0), 10)
     assert abs(save - unsurprised) > 0.1  # the penalty moves the rate by far more than the noise
+
+
+# == What the blind mutation list (tools/mutations/sf_blind.toml) found unpinned ==================
+
+
+# -- S-3: ranged damage adds Tech ----------------------------------------------------------------
+
+
+def test_s3_ranged_damage_adds_tech_not_body():
+    # A gun of no dice: every hit deals exactly the shooter's Tech (5), never its Body.
+    gun = SFWeapon("Gun", parse_dice("0"), "blunt", ranged=True)
+    shooter = ch("Shooter", tech=5, body=0, combat=100, weapons=(gun,))
+    counts, damage = sample_attack(shooter, ch("Target"), 20_000, seed=51)
+    assert set(np.unique(damage)) == {0, 5}
+    assert (damage == 5).sum() == counts["hit"]
+
+
+# -- S-4: [default] a faint check on every hit while the condition holds ---------------------------
+
+
+def test_s4_faint_check_on_every_hit_while_the_condition_holds():
+    # Two blunt fatigue blows in one round on HP 10, Fortitude 8: 10 fatigue (heavy 2)
+    # makes a faint check at 10 + 10 + 2 - 10 = 12; the second blow (1 more) a check
+    # at 13, made again because the condition still holds [default].  Nobody catches
+    # breath in between (breath_at 2: never below twice the HP).
+    first = ch("First", combat=100, initiative=100,
+               weapons=(blade("10", "blunt", fatigue=True),))  # fmt: skip
+    second = ch("Second", combat=100, initiative=-100,
+                weapons=(blade("1", "blunt", fatigue=True),))  # fmt: skip
+    target = ch("Target", hp=10, fortitude=8, initiative=0)
+    h1, h2 = hit_chance(first, target), hit_chance(second, target)
+    s1, s2 = check_chance(8, 12), check_chance(8, 13)
+    for every, p in ((True, h1 * ((1 - s1) + s1 * h2 * (1 - s2))), (False, h1 * (1 - s1))):
+        r = run([(first, 1), (second, 1)], [(target, 1)], trials=20_000, seed=52, max_rounds=1,
+                rules=sf.SFRules(faint_check_every_hit=every),
+                policy=sf.Policy(breath_at=2.0))  # fmt: skip
+        assert_rate(int(r.totals["states"][2, F.FAINTED]), r.n, p)
+
+
+# -- S-5: who counts, how many attacks, and who can be reached ------------------------------------
+
+
+def test_s5_count_rule_on_the_open_battlefield_counts_back_liners():
+    # In the open everyone is in the engage area: the foes' back-liners (a melee weapon
+    # and an empty gun keep them back while their front holds) count with their front.
+    caster = ch("Caster", spells=(GLOW,), initiative=100)
+    guard = ch("Guard")
+    front = ch("Front", weapons=(blade("0"),))
+    back = ch("Back", weapons=(blade("0"), NO_AMMO), position="back", initiative=-100)
+    r = run([(caster, 1), (guard, 1)], [(front, 1), (back, 2)], trials=200, seed=53,
+            max_rounds=3, battlefield="open")  # fmt: skip
+    assert r.totals["events"][1, F.E_OPPORTUNITY] == 2 * 3 * r.n  # 3 - 1 a cast, each round
+
+
+def test_s5_a_fumble_or_dramatic_evade_gives_exactly_the_rule_s_attacks():
+    # The Fumbler (hit value -100) fumbles on every natural 2, and the defender evades
+    # dramatically on every natural 12: each gives SFRules.special_opportunity_attacks
+    # attacks (one [default]), though two armed foes could strike.
+    fumbler = ch("Fumbler", combat=-100, initiative=100, weapons=(blade("0"),))
+    foe = ch("Foe", weapons=(blade("0"),), initiative=-100)
+    p = 1 / 36 + 1 / 36 - 1 / 1296  # a fumble, a dramatic evade, or both (one event)
+    for extra in (1, 2):
+        r = run([(fumbler, 1)], [(foe, 2)], trials=40_000, seed=54, max_rounds=1,
+                rules=sf.SFRules(special_opportunity_attacks=extra))  # fmt: skip
+        assert_rate(int(r.totals["events"][1, F.E_OPPORTUNITY]), r.n * extra, p)
+
+
+@pytest.mark.parametrize(("battlefield", "reached"), [("narrow", False), ("open", True)])
+def test_s5_a_back_line_fumbler_outside_the_engage_area_is_not_attacked(battlefield, reached):
+    # A back-line shooter (hit value -100: a natural 2 is a fumble) outside the engage
+    # area gives no opportunity attack; in the open everyone is engaged, and it does.
+    gun = SFWeapon("Gun", parse_dice("0"), "blunt", ranged=True)
+    shooter = ch("Shooter", combat=-100, tech=0, position="back", initiative=100, weapons=(gun,))
+    guard = ch("Guard")
+    foe = ch("Foe", weapons=(blade("0"),), initiative=-100)
+    r = run([(shooter, 1), (guard, 1)], [(foe, 1)], trials=5000, seed=55, max_rounds=1,
+            battlefield=battlefield)  # fmt: skip
+    opportunities = int(r.totals["events"][1, F.E_OPPORTUNITY])
+    if reached:
+        assert opportunities > 0.5 * r.n / 36
+    else:
+        assert opportunities == 0
+
+
+# -- S-6: shooting from cover, the friendly-fire procedure and its balanced listing ---------------
+
+
+def test_s6_shooting_from_cover_is_at_minus_two():
+    gun = SFWeapon("Gun", parse_dice("1d"), "blunt", ranged=True)
+    shooter = ch("Shooter", tech=2, combat=1, weapons=(gun,))
+    target = ch("Target", tech=1, combat=0)
+    counts, damage = sample_attack(shooter, target, 200_000, seed=56, shooter_in_cover=True)
+    hits = sum(rule_verdict(a + b, c + d, 3 - 2, 1)[0]
+               for a, b, c, d in product(range(1, 7), repeat=4))  # fmt: skip
+    assert_rate(int(counts["hit"]), damage.size, hits / 1296)
+
+
+def friendly_fire_rule(n: int, groups: str = "fewest") -> list[Fraction]:
+    """P(each of ``n`` engaged characters is hit), by the seed's d6 procedure (S-6).
+
+    Up to 6 characters the d6 (odd/even, pairs of faces, a face each with rerolls)
+    picks uniformly.  From 7 on they are split into groups, as few as hold 6 each
+    [default] (or always 6), sizes as equal as possible with the larger first,
+    above 36 always 6; a group is picked the same way, then a character inside it.
+    """
+    if n <= 6:
+        return [Fraction(1, n)] * n
+    g = 6 if groups == "six" or n > 36 else max(2, -(-n // 6))
+    sizes = [n // g + (1 if k < n % g else 0) for k in range(g)]
+    return [Fraction(1, g) * p for size in sizes for p in friendly_fire_rule(size, groups)]
+
+
+@pytest.mark.parametrize("groups", ["fewest", "six"])
+def test_s6_friendly_fire_follows_the_seed_procedure(groups):
+    for n in range(1, 46):
+        table = sf.friendly_fire(n, groups=groups)
+        assert [Fraction(x) for x in table["exact"]] == friendly_fire_rule(n, groups), n
+    for n in (18, 24, 30, 40):  # where one group more or less changes the odds
+        counts = sample_friendly_fire_counts(n, 120_000, seed=n, groups=groups)
+        expected = np.array([float(p) for p in friendly_fire_rule(n, groups)]) * counts.sum()
+        assert stats.chisquare(counts, expected).pvalue > 1e-3, n
+
+
+def ally_rule(allies: int, enemies: int) -> Fraction:
+    """P(a shot into the engage area hits an ally): enemies and allies listed
+    alternately, enemies first (S-6 [default] balanced groups)."""
+    order = []
+    for q in range(max(allies, enemies)):
+        order += ["enemy"] * (q < enemies) + ["ally"] * (q < allies)
+    probs = friendly_fire_rule(allies + enemies)
+    return sum((p for p, who in zip(probs, order, strict=True) if who == "ally"), Fraction(0))
+
+
+def test_s6_balanced_listing_puts_enemies_first():
+    for allies, enemies in product(range(0, 9), repeat=2):
+        if allies + enemies:
+            assert sf.ally_hit_chance(allies, enemies) == ally_rule(allies, enemies)
+    # In a fight: 4 allies and 5 enemies engaged with the shooter (groups of 5 and 4):
+    # enemies first put 2 allies in the first group, allies first would put 3.
+    assert ally_rule(4, 5) != ally_rule(5, 4)
+    gun = SFWeapon("Gun", parse_dice("0"), "blunt", ranged=True)
+    shooter = ch("Shooter", tech=100, initiative=100, weapons=(gun,))
+    r = run([(shooter, 1), (ch("Ally"), 4)], [(ch("Enemy"), 5)], trials=60_000, seed=57,
+            max_rounds=1, battlefield="open")  # fmt: skip
+    ev = r.totals["events"]
+    assert_rate(int(ev[0, F.E_FRIENDLY_FIRE]), int(ev[0, F.E_HITS]), float(ally_rule(4, 5)))
+
+
+# -- S-8: the surprise penalty counts only against characters that are not surprised -------------
+
+
+@njit
+def _penalty(surprised_target, target_acted, surprised_attacker, attacker_acted, no_attacker):
+    C = np.zeros((F.N_FIELDS, 2), np.int64)
+    S = np.zeros((N_S, 2), np.int64)
+    C[F.SURPRISED, 0], S[S_ACTED, 0] = surprised_target, target_acted
+    C[F.SURPRISED, 1], S[S_ACTED, 1] = surprised_attacker, attacker_acted
+    return surprise_pen(C, S, np.int64(0), np.int64(-1) if no_attacker else np.int64(1))
+
+
+def test_s8_surprise_penalty_only_against_characters_not_surprised():
+    # "Until they have acted, they are at -2 to every evade and save against
+    # characters that are not surprised": a surprised attacker that has not acted
+    # yet either (an opportunity attack of round 2) gives no penalty.
+    for target, t_acted, attacker, a_acted, none in product((0, 1), repeat=5):
+        target_in = target == 1 and t_acted == 0
+        attacker_in = attacker == 1 and a_acted == 0 and not none
+        expected = 2 if target_in and not attacker_in else 0
+        assert _penalty(target, t_acted, attacker, a_acted, none) == expected
