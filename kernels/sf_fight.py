@@ -16,14 +16,18 @@ one action chosen by the policy in ``Q`` (see :class:`montecarlo.sf.fights.Polic
 4. a shooter shoots (S-6): at the enemy back line through a line of fire
    (securing it is the action, where one is needed and allowed), else into
    an engage area, where the d6 procedure picks who is hit, else at enemy
-   front-liners that reach its back line;
+   front-liners that reach its back line.  Where the policy forbids shooting
+   into a melee with allies in it, such a shooter waits for a clear shot, or
+   in the melee itself (the open battlefield) goes on to 5 and 6;
 5. a front-liner with a melee weapon attacks: an enemy front-liner in its
    engage area, else (no contact) the enemy back line directly;
 6. a back-liner with a melee weapon steps up to the front line.
 
 Opportunity attacks (S-5) follow fumbles, dramatic melee evades and casting
-in the engage area; they never trigger further opportunity attacks
-[default], and each character makes at most one per round.
+in the engage area.  An opportunity attack is an ordinary melee attack, so
+its own fumble, or a dramatic evade against it, triggers another in turn
+(``SFRules.chain_opportunity_attacks``; off, they never chain), and each
+character makes at most one per round.
 
 Per-character state lives in ``S[field, i]``; event counters in ``E[side, k]``.
 ``replay_fight`` plays one fight of a run again with an event log
@@ -75,6 +79,7 @@ SHOT_ENGAGE = 2  # into an engage area: friendly fire picks the target
 SHOT_SECURE = 3  # secure a line of fire (the action)
 SHOT_FRONT = 4  # at enemy front-liners that reach this back line (no engage area)
 SHOT_ANY = 5  # a front-liner without contact: at any enemy
+SHOT_HOLD = 6  # no shot: only into a melee with allies in it, which the policy refuses
 
 # Typed constants for helper arguments (issue 13, cold start).  Numba compiles a
 # helper once more for every Python literal it is passed (Literal[int](-1),
@@ -385,16 +390,92 @@ def can_opportunity(C, S, B, by, rnd, touching):
 
 
 @helper
-def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, log):
-    """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one."""
+def _strike(s, C, S, B, Q, E, by, on, rnd, seq, touching, chained, log):
+    """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one: an
+    ordinary melee attack.  Returns (damage dealt, attacker fumble, dramatic evade),
+    all nothing when it is not made.  ``chained``: set off by another opportunity
+    attack (the replay marks it)."""
     if S[S_STATUS, on] != F.STANDING or not can_opportunity(C, S, B, by, rnd, touching):
-        return 0
+        return 0, False, False
     S[S_OPP_ROUND, by] = rnd
     E[C[F.SIDE, by], F.E_OPPORTUNITY] += 1
     if log is not None:
-        G.emit(log, G.EV_OPPORTUNITY, by, on, 0, 0)
-    dealt, _, _ = weapon_hit(s, C, S, B, Q, E, by, on, NO, seq, log)
-    return dealt
+        G.emit(log, G.EV_OPPORTUNITY, by, on, 1 if chained else 0, 0)
+    return weapon_hit(s, C, S, B, Q, E, by, on, NO, seq, log)
+
+
+@helper(forceinline=True)
+def _opportunist(s, C, S, B, by, foe, on, rnd, pool, any_of_side, first):
+    """Who makes the next attack of side ``foe`` on ``on`` after a fumble or a dramatic
+    melee evade (S-5): returns (character, touching), character -1 when nobody does.
+
+    On the ``first`` attack ``by`` (-1: none), the character in melee with ``on``,
+    strikes if it can; otherwise, with ``any_of_side`` (a fumble: the defender's side
+    gets the attack), a random other engaged character stands in.
+    """
+    if first:
+        if by >= 0 and can_opportunity(C, S, B, by, rnd, YES):
+            return by, True
+        if not any_of_side:
+            return NOBODY, False
+    if S[S_STATUS, on] != F.STANDING:
+        return NOBODY, False
+    k = _free_opportunists(C, S, B, foe, on, rnd, pool)
+    if k == 0:
+        return NOBODY, False
+    return pool[bounded(s, k)], False
+
+
+@helper
+def opportunity(s, C, S, B, Q, E, by, on, rnd, seq, touching, pool, log):
+    """One opportunity attack of ``by`` on ``on`` (S-5), if ``by`` may make one, and
+    the attacks it sets off in turn; returns the damage ``on`` took from them.
+
+    S-5 chaining (``Q_CHAIN_OPP``): an opportunity attack is an ordinary melee
+    attack, so its fumble gives its victim's side an attack on the attacker (the
+    victim first, another engaged character standing in), and a dramatic evade
+    against it gives the victim a counter, up to ``Q_SPECIAL_OPP`` attacks each,
+    within the limit of one opportunity attack per character per round.  Each
+    attack's own chain is played out before the next attack of the same trigger.
+    A loop over a stack of unfinished triggers rather than recursion (Numba).
+    ``pool`` is scratch space for the stand-ins.
+    """
+    dealt, afumble, ddramatic = _strike(s, C, S, B, Q, E, by, on, rnd, seq, touching, NO, log)
+    if Q[F.Q_CHAIN_OPP] == 0 or not (afumble or ddramatic):
+        return dealt
+    harm = S[S_INJ, on] + S[S_FAT, on]
+    per = np.int64(Q[F.Q_SPECIAL_OPP])
+    # unfinished triggers: (victim, attacks left, any of side); at most one per
+    # opportunity attack made, so at most one per character this round
+    stack = np.empty((C.shape[1], 3), np.int64)
+    depth = 0
+    # the trigger now played: its victim ``tv`` (``by`` here), who counters first
+    # (``first_by``, ``on`` here), side ``foe`` strikes
+    first_by, tv, any_side, left, first = on, by, afumble, per, True
+    while True:
+        x = NOBODY
+        touch = False
+        if left > 0:
+            x, touch = _opportunist(s, C, S, B, first_by, 1 - C[F.SIDE, tv], tv, rnd, pool,
+                                    any_side, first)  # fmt: skip
+        if x < 0:  # this trigger is done: back to the one it interrupted
+            if depth == 0:
+                break
+            depth -= 1
+            tv, left, any_side = stack[depth, 0], stack[depth, 1], stack[depth, 2] != 0
+            first = False
+            continue
+        first = False
+        left -= 1
+        _, af, dd = _strike(s, C, S, B, Q, E, x, tv, rnd, seq, touch, YES, log)
+        if af or dd:  # the attack sets off the next: x's fumble, or tv's dramatic evade
+            if left > 0 and depth < stack.shape[0]:  # the limit keeps depth below n
+                stack[depth, 0] = tv
+                stack[depth, 1] = left
+                stack[depth, 2] = 1 if any_side else 0
+                depth += 1
+            first_by, tv, any_side, left, first = tv, x, af, per, True
+    return dealt + S[S_INJ, on] + S[S_FAT, on] - harm
 
 
 @helper
@@ -418,20 +499,16 @@ def special_opportunity(s, C, S, B, Q, E, by, foe, on, rnd, seq, pool, any_of_si
     """After a fumble or a dramatic melee evade, side ``foe`` attacks ``on``, up to
     Q_SPECIAL_OPP attacks (S-5 [default] 1).  ``by`` (-1: none) strikes first: the
     character in melee with ``on``.  With ``any_of_side`` (a fumble: the defender's
-    side gets the attack) another engaged character stands in when ``by`` cannot."""
+    side gets the attack) another engaged character stands in when ``by`` cannot.
+    Each attack sets off its own chain (:func:`opportunity`)."""
     left = np.int64(Q[F.Q_SPECIAL_OPP])
-    if left <= 0:
-        return
-    if by >= 0 and can_opportunity(C, S, B, by, rnd, YES):
-        opportunity(s, C, S, B, Q, E, by, on, rnd, seq, YES, log)
-        left -= 1
-    elif not any_of_side:
-        return
+    first = True
     while left > 0 and S[S_STATUS, on] == F.STANDING:
-        k = _free_opportunists(C, S, B, foe, on, rnd, pool)
-        if k == 0:
+        x, touching = _opportunist(s, C, S, B, by, foe, on, rnd, pool, any_of_side, first)
+        if x < 0:
             return
-        opportunity(s, C, S, B, Q, E, pool[bounded(s, k)], on, rnd, seq, NO, log)
+        first = False
+        opportunity(s, C, S, B, Q, E, x, on, rnd, seq, touching, pool, log)
         left -= 1
 
 
@@ -506,6 +583,19 @@ def _engaged_list(C, S, B, Q, end, shooter, out, foes, allies):
     return k
 
 
+@helper(forceinline=True)
+def ally_engaged(C, S, B, i, end):
+    """Another standing character of i's side is in the engage area at ``end`` (on the
+    open battlefield: anywhere), so a shot into it may hit an ally (S-6)."""
+    open_field = B[F.B_OPEN] != 0
+    for j in range(C.shape[1]):
+        if j == i or C[F.SIDE, j] != C[F.SIDE, i] or S[S_STATUS, j] != F.STANDING:
+            continue
+        if open_field or (S[S_LINE, j] == 0 and S[S_END, j] == end):
+            return True
+    return False
+
+
 # -- magic (S-7) ---------------------------------------------------------------------------------
 @helper(forceinline=True)
 def in_area(C, S, B, Q, i, j, area, line, end):
@@ -565,6 +655,8 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
     foe = 1 - side
     S[S_ACT_SEQ, i] = seq
     if engaged(C, S, B, i):
+        if log is not None:  # what the caster has taken before the attacks
+            harm = S[S_INJ, i] + S[S_FAT, i]
         # S-5 count rule: front-liners in the engage area, the caster left out
         if B[F.B_OPEN] != 0:
             mine = count_at(C, S, side, ANY, ANY) - 1
@@ -579,8 +671,10 @@ def cast(s, C, S, B, Q, E, i, line, end, rnd, seq, cand, targets, log):
             if k == 0:
                 break
             j = targets[bounded(s, k)]
-            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, NO, log)
+            hurt += opportunity(s, C, S, B, Q, E, j, i, rnd, seq, NO, targets, log)
         if hurt > 0 or S[S_STATUS, i] != F.STANDING:
+            if log is not None:  # the attempt, which the attacks above cut short
+                G.emit(log, G.EV_CAST_FAILED, i, -1, 0, S[S_INJ, i] + S[S_FAT, i] - harm)
             return  # S-5: damaged by an opportunity attack, the spell fails
     area = C[F.SP_AREA, i]
     n_t = 0
@@ -978,16 +1072,27 @@ def _fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log)
             end = -1
             if C[F.RW, i] != 0 and S[S_AMMO, i] != 0 and (S[S_LINE, i] == 1 or C[F.MW, i] == 0):
                 plan, end = shot_plan(s, C, S, B, Q, i, cand)
+                if (
+                    plan == SHOT_ENGAGE
+                    and Q[F.Q_SHOOT_MELEE] == 0
+                    and ally_engaged(C, S, B, i, end)
+                ):
+                    # Policy.shoot_into_melee off: no shot that may hit an ally (S-6).  A
+                    # shooter in the melee itself (the open battlefield) takes up its
+                    # melee weapon; one outside it waits for a clear shot
+                    plan = SHOT_HOLD
             if log is not None:
                 if plan == SHOT_SECURE:
                     G.set_col(log, turn, G.C_ACTION, G.A_SECURE)
+                elif plan == SHOT_HOLD:
+                    G.set_col(log, turn, G.C_ACTION, G.A_HOLD)
                 elif plan != SHOT_NONE:
                     G.set_col(log, turn, G.C_ACTION, G.A_SHOOT)
             if plan == SHOT_SECURE:
                 # S-6: securing the line of fire is the action, and the line then
                 # runs both ways: every back-liner may use it
                 S[S_LOF, :] = 1
-            elif plan != SHOT_NONE:
+            elif plan != SHOT_NONE and plan != SHOT_HOLD:
                 shoot(s, C, S, B, Q, E, i, plan, end, rnd, seq, cand, targets, foes, allies, log)
             elif C[F.MW, i] != 0 and S[S_LINE, i] == 0:
                 if Q[F.Q_COUP] > 0 and coup_de_grace(s, C, S, B, i, cand):
@@ -1005,7 +1110,9 @@ def _fight(s, C, B, Q, S, E, order_key, order, cand, targets, foes, allies, log)
                 elif ddramatic:  # the defender itself counters its dramatic evade
                     special_opportunity(s, C, S, B, Q, E, j, foe, i, rnd, seq, targets, NO,
                                         log)  # fmt: skip
-            elif C[F.MW, i] != 0 and S[S_LINE, i] == 1:
+            elif (
+                C[F.MW, i] != 0 and S[S_LINE, i] == 1 and (plan != SHOT_HOLD or engaged(C, S, B, i))
+            ):
                 if log is not None:
                     G.set_col(log, turn, G.C_ACTION, G.A_STEP_UP)
                 _step_up(C, S, B, i)

@@ -84,7 +84,9 @@ Q_COUP = (
 )
 Q_INIT_DICE = 14  # S-8 [default] initiative is this many d6 + the modifier (2)
 Q_FF_SIX = 15  # S-6 [default] 0: fewest groups (7-12 make 2, ...), 1: always 6 groups above 6
-N_Q = 16
+Q_CHAIN_OPP = 16  # S-5 1: an opportunity attack's fumble or dramatic evade triggers another
+Q_SHOOT_MELEE = 17  # 1: shooters shoot into an engage area where allies stand (S-6)
+N_Q = 18
 
 # Final states (S-10).
 STANDING = 0

@@ -19,8 +19,10 @@ C_KIND = 0
 C_ROUND = 1
 C_ACTOR = 2  # character acting or attacking (-1: none)
 C_TARGET = 3  # character acted on (-1: none)
-C_ACTION = 4  # EV_TURN: A_*; EV_ATTACK: 1 ranged; EV_SHOT: the shot plan
-C_VALUE = 5  # fatigue recovered, spell strength, save value, the new status (EV_STATUS)
+C_ACTION = 4  # EV_TURN: A_*; EV_ATTACK: 1 ranged; EV_SHOT: the shot plan;
+# EV_OPPORTUNITY: 1 set off by another opportunity attack (S-5 chaining)
+C_VALUE = 5  # fatigue recovered, spell strength, save value, the new status (EV_STATUS),
+# the injury and fatigue that stopped a cast (EV_CAST_FAILED)
 C_HIT_VALUE = 6  # S-1.2: the attacker's value (hit) and the defender's (evade)
 C_EVADE_VALUE = 7
 C_HIT_ROLL = 8  # the two 2d6 rolls of the opposed check
@@ -49,6 +51,7 @@ EV_SAVE = 6  # one target's save against it, and what it did
 EV_MOVE = 7  # a character changed line, end or cover (S-6, S-9)
 EV_STATUS = 8  # a character fainted, died or went overboard (S-4, S-9)
 EV_END = 9  # the fight ended (C_VALUE: outcome)
+EV_CAST_FAILED = 10  # S-5: the opportunity attacks hurt or felled the caster; no spell
 
 # Actions (C_ACTION of EV_TURN).
 A_NONE = 0
@@ -61,6 +64,7 @@ A_SHOOT = 6  # S-6
 A_COUP = 7  # S-4: a finishing blow
 A_MELEE = 8  # S-2
 A_STEP_UP = 9  # S-6: step up to the front line
+A_HOLD = 10  # S-6 (Policy.shoot_into_melee): no shot into a melee with allies in it
 
 
 @helper

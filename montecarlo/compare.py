@@ -413,13 +413,17 @@ class Comparison:
     def summary(self) -> str:
         """A readable report."""
         state = "  — INTERRUPTED, partial result" if self.partial else ""
+        sf = isinstance(self.baseline, SFScenario)
         lines = [
             self.title(),
+            *([self.baseline.setting()] if sf else []),
             f"{self.n:,} paired {self.noun} (same seed, same dice per {self.noun[:-1]}), "
             f"seed {self.seed}, {self.seconds:.2f} s{state}",
         ]
         if self.variant.title() != self.baseline.title():
             lines.append(f"variant: {self.variant.title()}")
+            if sf and self.variant.setting() != self.baseline.setting():
+                lines.append(f"variant: {self.variant.setting()}")
         lines.append("")
         lines.append(f"{'measure':<22}{'baseline':>10}{'variant':>10}{'difference':>12}"
                      f"   {'paired 95% interval':<22}{'var. reduction':>15}")  # fmt: skip
@@ -447,6 +451,8 @@ class Comparison:
                 f"Two independent runs of {self.n:,} {self.noun} each would give the win-rate "
                 f"difference about [{lo:+.2%}, {hi:+.2%}].",
             ]
+        if sf and (note := self.baseline.roster_note()):
+            lines += ["", note]
         return "\n".join(lines)
 
     __str__ = summary

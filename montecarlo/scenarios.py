@@ -46,10 +46,10 @@ from montecarlo.coe5.battle import BattleRules
 from montecarlo.coe5.battlefield import ArmyLike, parse_army
 from montecarlo.coe5.units import _UNIT_BOOL_FIELDS, _UNIT_INT_FIELDS, Roster, Unit
 from montecarlo.errors import InputError
-from montecarlo.sf.battlefields import Battlefield
+from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD, Battlefield
 from montecarlo.sf.characters import _INT_FIELDS as _SF_INT_FIELDS
 from montecarlo.sf.characters import DAMAGE_TYPES as SF_DAMAGE_TYPES
-from montecarlo.sf.characters import Character, CharacterRoster
+from montecarlo.sf.characters import Character, CharacterRoster, roster_note
 from montecarlo.sf.fights import Policy, SFRules, parse_party, resolve_battlefield
 from montecarlo.validation import coerce_rules
 
@@ -280,7 +280,7 @@ class SFScenario(_Variants):
 
     party_a: Any
     party_b: Any
-    battlefield: Any = "open"
+    battlefield: Any = DEFAULT_BATTLEFIELD
     surprise: Any = None
     pincer: str | None = None
     rear: Any = None
@@ -311,6 +311,14 @@ class SFScenario(_Variants):
             return " + ".join(f"{k} ×{v}" for k, v in counts.items())
 
         return f"{names(self.party_a)} vs {names(self.party_b)} ({self.battlefield.name})"
+
+    def setting(self) -> str:
+        """``battlefield: what it means`` (S-9), the line under a report's title."""
+        return self.battlefield.header()
+
+    def roster_note(self) -> str | None:
+        """Which characters are the shipped roster's made-up examples (None: none is)."""
+        return roster_note(self.party_a + self.party_b + (self.rear or ()))
 
     def characters(self) -> list[str]:
         every = self.party_a + self.party_b + (self.rear or ())

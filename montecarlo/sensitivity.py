@@ -4,11 +4,11 @@
 parameter of RULES.md (docs/rules.md ``Parameter:`` lines): every field of
 :class:`~montecarlo.BattleRules`, :class:`~montecarlo.sf.SFRules` and
 :class:`~montecarlo.sf.Policy`, plus the option keywords that are defaults
-(the C-6 grid, the S-10 round cap), with the rule id and documented or
-plausible alternative values.  Fields that are not the toolkit's decisions
-are listed in :data:`EXEMPT` with the reason; ``tests/test_sensitivity.py``
-checks that every dataclass field is in one or the other, so a new default
-cannot be forgotten.
+(the C-6 grid, the S-9 default battlefield, the S-10 round cap), with the
+rule id and documented or plausible alternative values.  Fields that are not
+the toolkit's decisions are listed in :data:`EXEMPT` with the reason;
+``tests/test_sensitivity.py`` checks that every dataclass field is in one or
+the other, so a new default cannot be forgotten.
 
 The keyword defaults of the exact and dice functions (``mc.damage(long_range_halving=)``,
 the C-1.4 and C-1.7 conventions of the dice functions, ``sf.attack(clash=)``,
@@ -23,7 +23,7 @@ reports each change of the win rate with its paired 95% Newcombe interval.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -91,6 +91,7 @@ SF_DEFAULTS: tuple[Default, ...] = (
     Default("rules.breath_dice", "S-4", (0, 2), "d6 of fatigue recovered by catching breath"),
     Default("rules.faint_check_every_hit", "S-4", (False,), "faint check only when first due"),
     Default("rules.special_opportunity_attacks", "S-5", (0, 2), "attacks after a fumble"),
+    Default("rules.chain_opportunity_attacks", "S-5", (False,), "opportunity attacks never chain"),
     Default("rules.death_threshold", "S-4", (">=",), "death check at injury >= HP"),
     Default("rules.engage_needs_contact", "S-6", (False,), "one front line is an engage area"),
     Default("rules.friendly_fire_order", "S-6", ("slots",), "friendly-fire listing in slots"),
@@ -104,6 +105,8 @@ SF_DEFAULTS: tuple[Default, ...] = (
     Default("policy.cast", "S-7", (False,), "casters fight instead"),
     Default("policy.take_cover", "S-8", (False,), "back-liners never take cover"),
     Default("policy.coup_de_grace", "S-4", (True,), "finishing blows on the fainted"),
+    Default("policy.shoot_into_melee", "S-6", (False,), "no shots into a melee with allies"),
+    Default("battlefield", "S-9", ("open",), "the open battlefield: everyone is engaged"),
     Default("max_rounds", "S-10", (20,), "round cap: a longer fight is a draw"),
 )
 
@@ -138,6 +141,9 @@ class SensitivityResult:
     seconds: float
     noun: str
     win_label: str
+    #: ``(term, reason)`` of the alternatives this baseline cannot take (a corridor
+    #: pincer has no open-battlefield variant): left out, and said so.
+    not_applicable: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -161,20 +167,24 @@ class SensitivityResult:
 
     def summary(self) -> str:
         frame = self.to_frame()
+        sf = isinstance(self.baseline, SFScenario)
+        # the first column fits the longest "parameter = value"
+        w = max([38] + [len(f"{r.parameter} = {r.value}") + 2 for r in frame.itertuples()])
         lines = [
             f"Sensitivity of {self.baseline.title()} to the rule defaults",
+            *([self.baseline.setting()] if sf else []),
             f"{self.n:,} paired {self.noun} per alternative, seed {self.seed}, "
             f"{self.seconds:.1f} s{'  — INTERRUPTED, partial result' if self.partial else ''}",
             f"defaults: P({self.win_label}) = {frame['default_rate'].iloc[0]:.2%}" if len(frame)
             else "",
             "",
-            f"{'parameter = value':<38}{'rule':<8}{'change':>9}   {'paired 95% interval':<20}"
+            f"{'parameter = value':<{w}}{'rule':<8}{'change':>9}   {'paired 95% interval':<20}"
             f"{self.noun + ' changed':>16}",
         ]  # fmt: skip
         idle = frame[frame["changed_share"] == 0]
         for r in frame[frame["changed_share"] > 0].itertuples():
             lines.append(
-                f"{r.parameter + ' = ' + r.value:<38}{r.rule:<8}{r.change:>+9.2%}   "
+                f"{r.parameter + ' = ' + r.value:<{w}}{r.rule:<8}{r.change:>+9.2%}   "
                 f"{'[' + format(r.ci_low, '+.2%') + ', ' + format(r.ci_high, '+.2%') + ']':<20}"
                 f"{r.changed_share:>16.1%}"
             )
@@ -182,6 +192,11 @@ class SensitivityResult:
             names = ", ".join(dict.fromkeys(idle["parameter"]))
             lines += ["", f"No {self.noun[:-1]} changed at all under {len(idle)} alternatives "
                       f"(they do not arise in this matchup): {names}."]  # fmt: skip
+        if self.not_applicable:
+            lines += ["", "Not applicable to this baseline: " + "; ".join(
+                f"{term} ({why})" for term, why in self.not_applicable)]  # fmt: skip
+        if sf and (note := self.baseline.roster_note()):
+            lines += ["", note]
         return "\n".join(lines)
 
     __str__ = summary
@@ -189,7 +204,9 @@ class SensitivityResult:
     def to_dict(self) -> dict:
         return {"baseline": self.baseline.title(), "pairs": self.n, "seed": self.seed,
                 "seconds": self.seconds, "partial": self.partial,
-                "rows": self.to_frame().to_dict(orient="records")}  # fmt: skip
+                "rows": self.to_frame().to_dict(orient="records"),
+                "not_applicable": [{"term": t, "reason": why}
+                                   for t, why in self.not_applicable]}  # fmt: skip
 
     def plot(self, top: int | None = None, idle: bool = False) -> Figure:
         """A tornado plot: the change of the win rate per alternative, largest at the top.
@@ -270,8 +287,23 @@ def sensitivity(
         table = tuple(d for d in table if d.key in only)
     trials = check_trials(trials)
     base = engine_for(base_sc)
-    terms = [(d, _term(d.key, v)) for d in table for v in d.alternatives]
-    engines = [engine_for(base_sc.vary(t)) for _, t in terms]  # every term checked first
+    # every term checked first; one the baseline cannot take is left out, with the reason
+    terms, engines, not_applicable = [], [], []
+    for d in table:
+        for v in d.alternatives:
+            term = _term(d.key, v)
+            try:
+                engine = engine_for(base_sc.vary(term))
+            except InputError as exc:
+                not_applicable.append((term, str(exc)))
+                continue
+            terms.append((d, term))
+            engines.append(engine)
+    if not engines:
+        raise InputError(
+            "no alternative applies to this baseline: "
+            + "; ".join(f"{t} ({why})" for t, why in not_applicable)
+        )
     ss = resolve_seed(seed, rng)
     totals, run = run_paired(
         base, engines, ss, trials=trials, precision=None, max_trials=trials,
@@ -282,7 +314,7 @@ def sensitivity(
         for (d, t), tot, e in zip(terms, totals, engines, strict=True)
     ]
     return SensitivityResult(base_sc, rows, run.partial, ss.entropy, run.seconds, base.noun,
-                             base.win_label)  # fmt: skip
+                             base.win_label, not_applicable)  # fmt: skip
 
 
 def sf_sensitivity(baseline: Any, **kwargs: Any) -> SensitivityResult:

@@ -103,6 +103,7 @@ def _spec_from_mapping(row: Mapping[str, Any], index: int) -> MatchupSpec:
 def _check_playable(spec: MatchupSpec, index: int) -> None:
     """Parse and place both sides of a row now, so no row fails after others have run."""
     from montecarlo.coe5.battlefield import deploy, parse_army
+    from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
     from montecarlo.sf.fights import BATTLEFIELDS, parse_party
     from montecarlo.validation import check_army_size, check_grid
 
@@ -111,7 +112,7 @@ def _check_playable(spec: MatchupSpec, index: int) -> None:
         if spec.game == "sf":
             for side in (spec.attacker, spec.defender):
                 parse_party(side)
-            if str(opts.get("battlefield", "open")).lower() not in BATTLEFIELDS:
+            if str(opts.get("battlefield", DEFAULT_BATTLEFIELD)).lower() not in BATTLEFIELDS:
                 raise InputError(
                     f"unknown battlefield {opts['battlefield']!r}; expected one "
                     f"of {', '.join(BATTLEFIELDS)}"

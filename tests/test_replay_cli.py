@@ -51,7 +51,9 @@ def test_sf_replay_prints_the_fight(capsys, tmp_path):
             "--fight", "5", "--events", str(csv)]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert out.startswith("Fight 5 of seed 2 on the cliff path battlefield")
+    # S-9: the battlefield and what it means, named once
+    assert out.startswith("Fight 5 of seed 2, cliff path: front and back lines, 1 front-liner")
+    assert "battlefield battlefield" not in out
     assert "Round 1" in out and "End: party" in out
     assert csv.read_text().startswith("kind,round,rule,actor,target")
 

@@ -8,6 +8,7 @@ last injury point; the log's falls and attacks agree with that end.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from kernels import sf_layout as F
@@ -15,6 +16,7 @@ from kernels import sf_log as G
 from montecarlo import sf
 from montecarlo.errors import InputError
 from montecarlo.seeding import resolve_seed
+from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
 from montecarlo.sf.fight_replay import OUTCOMES, play_logged, replay
 from montecarlo.sf.fights import STATES, parse_party, prepare
 
@@ -26,8 +28,8 @@ CASES = {
     "cliff": ("warrior:1,archer:2", "orc:2", {"battlefield": "cliff"}),
 }  # fmt: skip
 TRIALS = 300
-DEFAULTS = {"battlefield": "open", "battlefields": None, "surprise": None, "pincer": None,
-            "rear": None, "policy": None, "rules": None, "max_rounds": 100,
+DEFAULTS = {"battlefield": DEFAULT_BATTLEFIELD, "battlefields": None, "surprise": None,
+            "pincer": None, "rear": None, "policy": None, "rules": None, "max_rounds": 100,
             "roster": None}  # fmt: skip
 
 
@@ -113,3 +115,51 @@ def test_first_and_text():
 def test_bad_input_is_an_input_error(kw, match):
     with pytest.raises(InputError, match=match):
         replay("warrior:1", "goblin:1", **kw)
+
+
+def test_header_names_the_battlefield_and_what_it_means():
+    rep = replay("warrior:1", "orc:1", seed=2, fight=0, battlefield="open")
+    text = rep.text()
+    assert text.splitlines()[0] == "Fight 0 of seed 2, open battlefield: everyone is engaged"
+    assert "battlefield battlefield" not in text
+    assert "Illustrative characters" in text.splitlines()[-1]
+
+
+def test_s5_a_cast_cut_short_by_opportunity_attacks_says_so():
+    # A Mage in the open provokes 3 - 1 = 2 opportunity attacks with every cast; when
+    # they hurt it, the replay prints the attacks, then the attempt that failed, and
+    # no spell goes off in that turn.
+    party = ("warrior:1,mage:1", "orc:3")
+    failed = 0
+    for t in range(40):
+        rep = replay(*party, seed=3, fight=t, battlefield="open")
+        ev = rep.events.reset_index(drop=True)
+        text = rep.text()
+        for k in np.flatnonzero((ev["kind"] == "cast failed").to_numpy()):
+            turn = max(i for i in range(k) if ev.loc[i, "kind"] == "turn")
+            assert ev.loc[turn, "action"] == "cast" and ev.loc[turn, "actor"] == ev.loc[k, "actor"]
+            span = ev.iloc[turn + 1 : k]
+            assert "cast" not in set(span["kind"])
+            hits = span[(span["kind"] == "attack") & (span["target"] == ev.loc[k, "actor"])]
+            assert hits["opportunity"].all() and len(hits) > 0
+            assert ev.loc[k, "damage"] == hits["damage"].sum() > 0
+            line = (f"{ev.loc[k, 'actor']} tried to cast Fireball, but the opportunity attacks "
+                    f"dealt it {ev.loc[k, 'damage']} damage: the spell fails (S-5)")  # fmt: skip
+            assert line in text
+            # the attacks come first: the attempt's line follows the last of them
+            lines = text.splitlines()
+            where = next(i for i, s in enumerate(lines) if s.strip() == line)
+            assert "opportunity attack" in lines[where - 1] or lines[where - 1].startswith("    ")
+            failed += 1
+    assert failed >= 3
+
+
+def test_a_shooter_holding_its_fire_says_so():
+    rep = replay("warrior:1,archer:1,mage:1", "goblin:3,orc:1", seed=4, fight=0,
+                 policy=sf.Policy(shoot_into_melee=False))  # fmt: skip
+    turns = rep.events[rep.events["kind"] == "turn"]
+    assert "hold fire" in set(turns["action"])
+    assert "Archer #1 (A) holds its fire: its only shot is into a melee with allies (S-6)" in (
+        rep.text()
+    )
+    assert not rep.events.get("friendly_fire", pd.Series(dtype=bool)).fillna(False).any()

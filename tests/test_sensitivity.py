@@ -130,3 +130,23 @@ def test_cli_bad_terms_fail_before_work(argv, needle, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and needle in err
+
+
+def test_s9_an_alternative_the_baseline_cannot_take_is_listed_not_played():
+    # A corridor pincer has no open-battlefield variant (the open field has no ends).
+    from montecarlo.errors import InputError
+
+    base = SFScenario("warrior:2", "goblin:4", battlefield="corridor", pincer="a")
+    res = sensitivity(base, trials=256, seed=1, progress=False, only=["battlefield", "rules.clash"])
+    assert [term for term, _ in res.not_applicable] == ["battlefield=open"]
+    assert set(res.to_frame()["parameter"]) == {"rules.clash"}
+    assert "Not applicable to this baseline: battlefield=open (pincer=" in res.summary()
+    with pytest.raises(InputError, match="no alternative applies"):
+        sensitivity(base, trials=256, seed=1, progress=False, only=["battlefield"])
+
+
+def test_s9_the_default_battlefield_has_a_row():
+    # S-9 [default]: the field, against the open battlefield where everyone is engaged.
+    row = next(d for d in SF_DEFAULTS if d.key == "battlefield")
+    assert row.rule == "S-9" and row.alternatives == ("open",)
+    assert SFScenario("warrior:1", "goblin:1").battlefield.name == "field"

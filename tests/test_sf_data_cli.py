@@ -88,3 +88,32 @@ def test_cli_sf_attack_json(capsys):
 def test_cli_sf_errors(capsys):
     assert main(["sf", "fight", "dragon:1", "orc:1"]) == 2
     assert "unknown character" in capsys.readouterr().err
+
+
+def test_cli_sf_fight_names_its_battlefield_and_the_illustrative_roster(capsys, tmp_path):
+    # S-9: the header says where the fight is and what that means; the shipped
+    # characters are made-up examples, and the output says which ones it used.
+    assert main(["sf", "fight", "warrior:1", "orc:1", "--trials", "256", "--seed", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("(field)") and out[1] == "field: front and back lines, cover to take"
+    assert out[-1].startswith("Illustrative characters") and out[-1].count("Warrior, Orc;") == 1
+    assert "--characters FILE" in out[-1]
+    path = tmp_path / "party.toml"
+    path.write_text(GOOD)
+    argv = ["sf", "fight", "bandit:2", "orc:1", "--characters", str(path), "--battlefield",
+            "open", "--trials", "256", "--seed", "1", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["battlefield"] == "open battlefield: everyone is engaged"
+    assert "Orc" in data["roster_note"] and "Bandit" not in data["roster_note"]
+    argv[2] = "bandit:1"
+    argv[3] = "bandit:1"
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["roster_note"] is None
+
+
+def test_cli_sf_characters_and_attack_say_the_roster_is_illustrative(capsys):
+    assert main(["sf", "characters"]) == 0
+    assert "made-up examples, not the game's data" in capsys.readouterr().out.splitlines()[-1]
+    assert main(["sf", "attack", "fencer", "orc", "--trials", "2000", "--seed", "1"]) == 0
+    assert "Illustrative characters" in capsys.readouterr().out

@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register_sf(sf_sub: argparse._SubParsersAction) -> None:
     """``montecarlo sf replay``: the same for one Shared†Fantasia fight."""
+    from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
     from montecarlo.sf.fights import BATTLEFIELDS
 
     p = add_command(
@@ -163,7 +164,10 @@ def register_sf(sf_sub: argparse._SubParsersAction) -> None:
     p.add_argument("party_b", help="e.g. 'goblin:4'")
     add_replay_options(p, "fight")
     p.add_argument(
-        "--battlefield", default="open", choices=list(BATTLEFIELDS), help="an S-9 battlefield"
+        "--battlefield",
+        default=DEFAULT_BATTLEFIELD,
+        choices=list(BATTLEFIELDS),
+        help=f"an S-9 battlefield preset (default {DEFAULT_BATTLEFIELD}: front and back lines)",
     )
     p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
     p.add_argument("--pincer", choices=["a", "b"], help="the side caught between two fronts (S-9)")
@@ -196,6 +200,9 @@ def run_sf(args: argparse.Namespace) -> int:
             {
                 "fight": rep.fight,
                 "seed": rep.seed,
+                "battlefield": f"{rep.options['battlefield']}: "
+                f"{rep.options['battlefield_meaning']}",
+                "roster_note": rep.options["roster_note"],
                 "outcome": rep.outcome,
                 "rounds": rep.rounds,
                 "characters": rep.characters.to_dict(orient="records"),

@@ -17,7 +17,8 @@ from montecarlo.cli.common import (
 from montecarlo.driver import stop_requested
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import derive, resolve_seed
-from montecarlo.sf.characters import load_characters
+from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
+from montecarlo.sf.characters import load_characters, roster_note
 from montecarlo.sf.exact import attack
 from montecarlo.sf.fights import BATTLEFIELDS, fight, parse_party
 from montecarlo.sf.sampling import EVENTS, sample_attack
@@ -38,9 +39,9 @@ def fight_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("party_b", help="e.g. 'goblin:4'")
     p.add_argument(
         "--battlefield",
-        default="open",
+        default=DEFAULT_BATTLEFIELD,
         choices=list(BATTLEFIELDS),
-        help="an S-9 battlefield preset",
+        help=f"an S-9 battlefield preset (default {DEFAULT_BATTLEFIELD}: front and back lines)",
     )
     p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
     p.add_argument(
@@ -224,6 +225,7 @@ def run_attack(args: argparse.Namespace) -> int:
                 "partial": partial,
                 "seed": ss.entropy,
                 "plot": plot,
+                "roster_note": roster_note([exact.attacker, exact.defender]),
             }
         )
         return 0
@@ -241,6 +243,8 @@ def run_attack(args: argparse.Namespace) -> int:
         f"P(0) {float(d.pmf(0)):.4f}, q90 {float(d.ppf(0.9)):.0f}; sampled mean "
         f"{dmg.mean():.3f} ± {dmg.std() / np.sqrt(n):.3f}; chi-square p = {fit.pvalue:.3f}"
     )
+    if note := roster_note([exact.attacker, exact.defender]):
+        print(note)
     if plot:
         print(f"plot written to {plot}")
     return 0
@@ -313,4 +317,6 @@ def run_characters(args: argparse.Namespace) -> int:
         return 0
     with pd.option_context("display.width", 220, "display.max_colwidth", 50):
         print(pd.DataFrame(rows).to_string(index=False))
+    if note := roster_note(roster.characters()):
+        print(f"\n{note}")
     return 0

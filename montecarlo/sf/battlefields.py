@@ -17,6 +17,11 @@ from montecarlo.validation import FieldChecker, describe, toml_tables
 
 FLAGS = ("open", "narrow", "no_back_lof", "cliff", "ship", "cover", "second_front")
 
+#: S-9 [default]: the key of the battlefield of a fight that names none.  Ordinary
+#: formations, front and back lines; the open battlefield (everyone engaged) is the
+#: seed's special case (例４ 乱戦).
+DEFAULT_BATTLEFIELD = "field"
+
 
 @dataclass(frozen=True)
 class Battlefield:
@@ -56,6 +61,32 @@ class Battlefield:
     ship: bool = False
     cover: bool = False
     second_front: bool = False
+
+    @property
+    def meaning(self) -> str:
+        """What the battlefield means for a fight, in one short phrase (from its rules)."""
+        parts = ["everyone is engaged" if self.open else "front and back lines"]
+        if self.front_cap:
+            s = "s" if self.front_cap > 1 else ""
+            per = " per end" if self.second_front else ""
+            parts.append(f"{self.front_cap} front-liner{s} a side{per}")
+        if self.second_front:
+            parts.append("attackable from both ends")
+        if self.narrow:
+            parts.append("shots and spells reach the back line")
+        if self.no_back_lof:
+            parts.append("no back-to-back shots")
+        if self.cliff:
+            parts.append("trips throw off the cliff")
+        if self.ship:
+            parts.append("−2 unless used to ships, fumbles and trips go overboard")
+        if self.cover:
+            parts.append("cover to take")
+        return ", ".join(parts)
+
+    def header(self) -> str:
+        """``name: meaning``, the line a fight's output starts with."""
+        return f"{self.name}: {self.meaning}"
 
 
 def _parse_battlefield(file: str, data: Any, index: int) -> tuple[str, Battlefield]:

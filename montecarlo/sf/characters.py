@@ -1,14 +1,15 @@
 """Shared†Fantasia characters, weapons and spells, loaded and validated from TOML.
 
-The shipped roster is ``montecarlo/data/sf_characters.toml``; a user file is
-merged over it as for CoE5 units.  Damage is written in the game's notation:
+The shipped roster is ``montecarlo/data/sf_characters.toml``: made-up examples
+with plausible numbers, not the game's data (:data:`ROSTER_NOTE`).  A user file
+is merged over it as for CoE5 units.  Damage is written in the game's notation:
 ``2d+3`` is two six-sided dice plus 3.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -333,3 +334,29 @@ def resolve_character(c: Character | str, roster: CharacterRoster | None = None)
     if isinstance(c, Character):
         return c
     return (roster or default_characters())[c]
+
+
+#: What the shipped roster is: output that shows its characters says so.
+ROSTER_NOTE = "the shipped roster's made-up examples, not the game's data"
+
+
+def illustrative(characters: Iterable[Character]) -> list[str]:
+    """Names of those ``characters`` that are the shipped example roster's, unchanged."""
+    shipped = default_characters()
+    names: list[str] = []
+    for c in characters:
+        if c.name.lower() in shipped and shipped[c.name] == c and c.name not in names:
+            names.append(c.name)
+    return names
+
+
+def roster_note(characters: Iterable[Character]) -> str | None:
+    """One line saying which of ``characters`` are the shipped, illustrative ones
+    (None when none is): ``--characters FILE`` brings a game master's own party."""
+    names = illustrative(characters)
+    if not names:
+        return None
+    return (
+        f"Illustrative characters ({ROSTER_NOTE}): {', '.join(names)}; "
+        "bring your own with --characters FILE"
+    )

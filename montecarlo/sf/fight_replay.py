@@ -20,7 +20,8 @@ from kernels import sf_log as G
 from kernels.sf_fight import N_S, S_FAT, S_HEAVY, S_INJ, S_STATUS, replay_fight
 from montecarlo.errors import InputError
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
-from montecarlo.sf.characters import Character, CharacterRoster
+from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
+from montecarlo.sf.characters import Character, CharacterRoster, roster_note
 from montecarlo.sf.fights import (
     FIGHT_CHUNK,
     STATES,
@@ -44,6 +45,7 @@ _ACTIONS = {
     G.A_COUP: "finishing blow",
     G.A_MELEE: "melee attack",
     G.A_STEP_UP: "step up",
+    G.A_HOLD: "hold fire",
 }
 _ACTION_RULES = {
     "catch breath": "S-4",
@@ -55,6 +57,7 @@ _ACTION_RULES = {
     "finishing blow": "S-4",
     "melee attack": "S-2",
     "step up": "S-6",
+    "hold fire": "S-6",
     "none": "S-8",
 }
 _SHOTS = {1: "at the back line", 2: "into the engage area", 4: "at the front line", 5: "at anyone"}
@@ -75,10 +78,14 @@ class FightReplay:
         check (``hit_value``, ``hit_roll``, ``evade_value``, ``evade_roll``,
         ``hit``, ``dramatic``, ``attacker_fumble``, ``dramatic_evade``,
         ``defender_fumble``), ``damage`` and its ``damage_kind``, the target's
-        ``injury`` and ``fatigue`` after it, ``opportunity`` (S-5),
-        ``friendly_fire`` (the d6 of a shot into the melee picked an ally)
+        ``injury`` and ``fatigue`` after it, ``opportunity`` (S-5) and
+        ``chained`` (set off by another opportunity attack's fumble or a
+        dramatic evade against it), ``friendly_fire`` (the d6 of a shot into
+        the melee picked an ally)
         and the ``shot`` (S-6), ``trip`` (S-9); for a spell
-        its ``strength`` and each target's ``save`` and ``save_ok``; for a move
+        its ``strength`` and each target's ``save`` and ``save_ok``, or a
+        ``cast failed`` row (S-5: the opportunity attacks it provoked dealt
+        ``damage`` to the caster, or felled it); for a move
         the lines and ends before and after and ``cover``; for a status event
         the new ``status``.
     characters : pandas.DataFrame
@@ -135,7 +142,7 @@ def replay(
     fight: int | None = None,
     first: str | None = None,
     trials: int = 20_000,
-    battlefield: str | Battlefield = "open",
+    battlefield: str | Battlefield = DEFAULT_BATTLEFIELD,
     battlefields: Mapping[str, Battlefield] | None = None,
     surprise: str | Iterable[int] | None = None,
     pincer: str | None = None,
@@ -170,8 +177,9 @@ def replay(
     return FightReplay(
         fight=int(fight), seed=ss.entropy, events=_events(log, names, everyone),
         characters=_characters(everyone, names, len(a), S), outcome=OUTCOMES[outcome],
-        rounds=rounds, options={"battlefield": field.name, "surprise": surprise,
-                                "pincer": pincer}, log=log,
+        rounds=rounds, options={"battlefield": field.name, "battlefield_meaning": field.meaning,
+                                "surprise": surprise, "pincer": pincer,
+                                "roster_note": roster_note(everyone)}, log=log,
     )  # fmt: skip
 
 
@@ -222,6 +230,7 @@ def _events(log: np.ndarray, names: list[str], everyone: list[Character]) -> pd.
     """The log as a tidy table; opportunity and shot markers folded into their attack."""
     rows: list[dict] = []
     opportunity = False
+    chained = False
     shot: tuple[str, bool] | None = None
     for r in log:
         kind = int(r[G.C_KIND])
@@ -230,6 +239,7 @@ def _events(log: np.ndarray, names: list[str], everyone: list[Character]) -> pd.
         row: dict[str, Any] = {"round": int(r[G.C_ROUND]), "actor": actor, "target": target}
         if kind == G.EV_OPPORTUNITY:
             opportunity = True
+            chained = bool(r[G.C_ACTION])
             continue
         if kind == G.EV_SHOT:
             shot = (_SHOTS.get(int(r[G.C_ACTION]), ""), bool(r[G.C_FLAG]))
@@ -254,17 +264,22 @@ def _events(log: np.ndarray, names: list[str], everyone: list[Character]) -> pd.
                 "defender_fumble": bool(special & 8), "damage": int(r[G.C_DAMAGE]),
                 "damage_kind": _KINDS[int(r[G.C_DAMAGE_KIND])], "injury": int(r[G.C_INJURY]),
                 "fatigue": int(r[G.C_FATIGUE]), "trip": bool(r[G.C_FLAG]),
-                "opportunity": opportunity,
+                "opportunity": opportunity, "chained": chained,
                 "shot": shot[0] if ranged and shot else "",
                 "friendly_fire": bool(ranged and shot and shot[1]),
             }  # fmt: skip
             opportunity = False
+            chained = False
             shot = None
         elif kind == G.EV_CAST:
             caster = everyone[r[G.C_ACTOR]]
             row |= {"kind": "cast", "rule": "S-7", "strength": int(r[G.C_VALUE]),
                     "weapon": caster.spells[0].name if caster.spells else "",
                     "line": int(r[G.C_LINE]), "end": int(r[G.C_END])}  # fmt: skip
+        elif kind == G.EV_CAST_FAILED:
+            caster = everyone[r[G.C_ACTOR]]
+            row |= {"kind": "cast failed", "rule": "S-5", "damage": int(r[G.C_VALUE]),
+                    "weapon": caster.spells[0].name if caster.spells else ""}  # fmt: skip
         elif kind == G.EV_SAVE:
             row |= {"kind": "save", "rule": "S-7", "save": int(r[G.C_VALUE]),
                     "save_ok": bool(r[G.C_HIT]), "damage": int(r[G.C_DAMAGE]),

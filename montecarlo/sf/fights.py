@@ -23,7 +23,7 @@ from montecarlo.driver import check_trials, run_batches, run_on_threads
 from montecarlo.errors import InputError
 from montecarlo.outcomes import OutcomeRates
 from montecarlo.seeding import SeedLike, chunk_states, resolve_seed
-from montecarlo.sf.battlefields import BATTLEFIELDS, Battlefield
+from montecarlo.sf.battlefields import BATTLEFIELDS, DEFAULT_BATTLEFIELD, Battlefield
 from montecarlo.sf.characters import (
     AREAS,
     DAMAGE_TYPES,
@@ -32,6 +32,7 @@ from montecarlo.sf.characters import (
     CharacterRoster,
     Effect,
     resolve_character,
+    roster_note,
 )
 from montecarlo.validation import check_kept, coerce_rules
 
@@ -70,6 +71,14 @@ class Policy:
         [default False]; True: a front-liner with no standing enemy
         front-liner at its end strikes a fainted one there a finishing blow,
         which kills it (its action for the round).
+    shoot_into_melee : bool
+        S-6: shooters shoot into an engage area where allies stand, and the
+        d6 procedure may pick an ally (default True).  False: a shooter whose
+        only shot is into such a melee holds its fire.  Outside the melee (the
+        back line) it waits for a clear shot: the enemy back line, or an
+        engage area without allies.  In the melee itself (the open
+        battlefield) it takes up its melee weapon as a shooter without a shot
+        does: a back-liner steps up, then strikes.
     """
 
     breath_at: float = 0.5
@@ -79,6 +88,7 @@ class Policy:
     cast: bool = True
     take_cover: bool = True
     coup_de_grace: bool = False
+    shoot_into_melee: bool = True
 
     def to_array(self, rules: SFRules | None = None) -> np.ndarray:
         """The kernel's ``Q`` array: this policy, then the rule defaults."""
@@ -102,6 +112,8 @@ class Policy:
         q[F.Q_COUP] = float(self.coup_de_grace)
         q[F.Q_INIT_DICE] = rules.initiative_dice
         q[F.Q_FF_SIX] = float(rules.friendly_fire_groups == "six")
+        q[F.Q_CHAIN_OPP] = float(rules.chain_opportunity_attacks)
+        q[F.Q_SHOOT_MELEE] = float(self.shoot_into_melee)
         return q
 
 
@@ -142,6 +154,11 @@ class SFRules:
     friendly_fire_groups : "fewest" or "six"
         S-6: 7 or more engaged characters make as few d6 groups as hold them,
         7-12 two, 13-18 three, ... [default], or always six groups.
+    chain_opportunity_attacks : bool
+        S-5: an opportunity attack is an ordinary melee attack, so its own
+        fumble, or a dramatic evade against it, triggers an opportunity attack
+        in turn, within the limit of one per character per round (True, the
+        seed); False: opportunity attacks never trigger further ones.
     """
 
     clash: str = "totals"
@@ -154,6 +171,7 @@ class SFRules:
     caster_in_own_area: bool = True
     initiative_dice: int = 2
     friendly_fire_groups: str = "fewest"
+    chain_opportunity_attacks: bool = True
 
     def __post_init__(self) -> None:
         if self.friendly_fire_order not in ("balanced", "slots"):
@@ -410,12 +428,21 @@ class FightResult(OutcomeRates):
 
         return f"{names(self.party_a)} vs {names(self.party_b)} ({self.options['battlefield']})"
 
+    def setting(self) -> str:
+        """``battlefield: what it means`` (S-9), the line under the title."""
+        return f"{self.options['battlefield']}: {self.options['battlefield_meaning']}"
+
+    def roster_note(self) -> str | None:
+        """Which characters are the shipped roster's made-up examples (None: none is)."""
+        return roster_note(self.party_a + self.party_b)
+
     def summary(self) -> str:
         pmf = self.rounds_pmf
         mean = float(np.dot(pmf.index, pmf.values))
         state = "  — INTERRUPTED, partial result" if self.partial else ""
         lines = [
             self.title(),
+            self.setting(),
             f"{self.n:,} fights, seed {self.seed}, {self.seconds:.2f} s{state}",
             "",
             *self.outcome_lines(),
@@ -439,13 +466,18 @@ class FightResult(OutcomeRates):
             lines.append(
                 f"side {r.side}: {r.attacks_per_fight:.1f} attacks/fight, hit {r.hit_rate:.1%}, "
                 f"dramatic {r.dramatic_rate:.2%}, fumble {r.fumble_rate:.2%}, "
-                f"friendly-fire hits {r.friendly_fire_per_fight:.3f}/fight"
+                f"friendly-fire hits {r.friendly_fire_per_fight:.3f}/fight, "
+                f"opportunity attacks {r.opportunity_attacks_per_fight:.3f}/fight"
             )
+        if note := self.roster_note():
+            lines += ["", note]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
         return {
             "title": self.title(),
+            "battlefield": self.setting(),
+            "roster_note": self.roster_note(),
             "fights": self.n,
             "partial": self.partial,
             "seed": self.seed,
@@ -483,7 +515,11 @@ class FightResult(OutcomeRates):
         axes[2].invert_yaxis()
         axes[2].set(xlabel="share of fights", title="Final state per character", xlim=(0, 1))
         axes[2].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=4)
-        fig.suptitle(f"{self.title()}: {self.n:,} simulated fights (SF rules S-1 to S-10)")
+        fig.suptitle(
+            f"{self.title()}: {self.n:,} simulated fights (SF rules S-1 to S-10)\n{self.setting()}"
+        )
+        if note := self.roster_note():
+            fig.text(0.005, 0.005, note, fontsize="small", color="dimgrey")
         return fig
 
 
@@ -510,7 +546,7 @@ def fight(
     precision: float | None = None,
     seed: SeedLike = None,
     rng: SeedLike = None,
-    battlefield: str | Battlefield = "open",
+    battlefield: str | Battlefield = DEFAULT_BATTLEFIELD,
     battlefields: Mapping[str, Battlefield] | None = None,
     surprise: str | Iterable[int] | None = None,
     pincer: str | None = None,
@@ -535,9 +571,9 @@ def fight(
         A fixed number of fights (default 20,000), or play until every outcome
         rate's 95% Wilson half-width is at most ``precision``.
     battlefield : str or Battlefield
-        ``open``, ``narrow``, ``corridor``, ``cliff``, ``ship`` or ``field``
-        (open ground with cover), a key of ``battlefields``, or your own
-        :class:`Battlefield`.
+        ``field`` (S-9 [default]: front and back lines, cover to take),
+        ``open`` (everyone is engaged), ``narrow``, ``corridor``, ``cliff`` or
+        ``ship``, a key of ``battlefields``, or your own :class:`Battlefield`.
     battlefields : mapping, optional
         Presets by key, e.g. ``sf.load_battlefields("my_fields.toml")``
         (default: the shipped ones).
@@ -599,6 +635,7 @@ def fight(
         per_trial = {k: np.concatenate([row[i] for row in kept]) for i, k in enumerate(names)}
     options = {
         "battlefield": battlefield.name,
+        "battlefield_meaning": battlefield.meaning,
         "surprise": surprise if surprise is None or isinstance(surprise, str) else list(surprise),
         "pincer": pincer,
         "rear": rear if rear is None or isinstance(rear, str) else str(rear),

@@ -15,7 +15,8 @@ def _attack(row) -> str:
     how = "shoots" if row.ranged else "strikes"
     head = f"{row.actor} {how} {row.target} with {row.weapon}"
     if row.opportunity:
-        head = "opportunity attack (S-5): " + head
+        head = ("opportunity attack in turn (S-5): " if row.chained
+                else "opportunity attack (S-5): ") + head  # fmt: skip
     if row.shot:
         head += f" ({row.shot}" + ("; the d6 picks an ally: friendly fire" if row.friendly_fire
                                    else "") + ", S-6)"  # fmt: skip
@@ -57,10 +58,16 @@ def _line(row) -> str | None:
             return f"{row.actor}: {row.action} (S-6)"
         if row.action == "finishing blow":
             return f"{row.actor} strikes a finishing blow (S-4)"
+        if row.action == "hold fire":
+            return f"{row.actor} holds its fire: its only shot is into a melee with allies (S-6)"
         return None  # its attack, spell or step says it
     if kind == "cast":
         where = "everyone in the area" if row.line < 0 else f"the {_LINES[int(row.line)]} line"
         return f"{row.actor} casts {row.weapon} at {where}: strength {row.strength} (S-7)"
+    if kind == "cast failed":
+        why = (f"the opportunity attacks dealt it {row.damage} damage" if row.damage
+               else "the opportunity attacks put it out of the fight")  # fmt: skip
+        return f"{row.actor} tried to cast {row.weapon}, but {why}: the spell fails (S-5)"
     if kind == "save":
         verdict = "saves" if row.save_ok else "fails"
         hurt = f" → {row.damage} {row.damage_kind}" if row.damage else ""
@@ -79,11 +86,11 @@ def _line(row) -> str | None:
 
 def account(rep: FightReplay) -> str:
     """Every event of ``rep`` in words, grouped by round."""
-    lines = [f"Fight {rep.fight} of seed {rep.seed} on the {rep.options['battlefield']} "
-             "battlefield"]  # fmt: skip
+    setting = f"{rep.options['battlefield']}: {rep.options['battlefield_meaning']}"
+    lines = [f"Fight {rep.fight} of seed {rep.seed}, {setting}"]
     ev = rep.events.copy()
     ev["strength_of"] = ev["strength"].ffill() if "strength" in ev else 0  # a save's spell
-    for col in ("shot", "weapon", "action", "recovered"):
+    for col in ("shot", "weapon", "action", "recovered", "chained"):
         if col not in ev:
             ev[col] = ""
     for row in ev.itertuples(index=False):
@@ -96,4 +103,6 @@ def account(rep: FightReplay) -> str:
     lines.append(f"End: {_OUTCOME_WORDS[rep.outcome]} after {rep.rounds} rounds.")
     for c in rep.characters.itertuples(index=False):
         lines.append(f"  {c.name}: {c.state}, injury {c.injury}, fatigue {c.fatigue}")
+    if rep.options.get("roster_note"):
+        lines.append(rep.options["roster_note"])
     return "\n".join(lines)
