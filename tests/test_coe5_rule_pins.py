@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import montecarlo as mc
-from kernels.coe5_battle import D_HP, D_PART, D_STATUS, D_X, D_Y, S_PARALYSED
+from kernels.coe5_battle import D_HP, D_PART, D_STATE, D_STATUS, D_X, D_Y, S_PARALYSED
 from montecarlo.coe5.battle import BattleRules, matchup
 from montecarlo.coe5.units import Unit, Weapon
 from montecarlo.distribution import Distribution
@@ -230,3 +230,60 @@ def test_c6_each_role_is_dealt_out_as_a_uniform_permutation():
     fixed = battle([(u, 1) for u in kinds], [(Unit("Post", 1000, (NOTHING,)), 1)], written,
                    trials=50, length=4)  # fmt: skip
     assert (fixed.trials.debug[:, :3, D_PART] == [0, 1, 2]).all()
+
+
+@pytest.mark.parametrize("order", ["paired", "sides"])
+def test_c8_3_every_unit_moves_whatever_the_sides_sizes(order):
+    # Five walkers against one far post: the paired order (C-8.3 [default]) pairs
+    # ranks while both sides have them, then lets the larger side's rest move too.
+    # Everyone starts in the first column and is one column on after round 1.
+    walker = Unit("Walker", 1000, (NOTHING,))
+    post = Unit("Post", 1000, (NOTHING,), immobile=True)
+    r = battle([(walker, 5)], [(post, 1)], BattleRules(max_rounds=1, move_order=order),
+               trials=200, width=10, length=20)  # fmt: skip
+    assert (r.trials.debug[:, :5, D_X] == 1).all()
+
+
+# -- C-9: the outcome counts what happened to each army part ------------------------------------
+
+
+def test_c9_damage_dealt_is_the_hp_removed():
+    # A huge club on 3-HP targets: a side's damage dealt counts the HP each hit took
+    # away, never the overkill.
+    brute = Unit("Brute", 1000, (weapon("Club", "1-100", nostr=True),))
+    mouse = Unit("Mouse", 3, (NOTHING,))
+    r = battle([(brute, 1)], [(mouse, 2)], BattleRules(max_rounds=3), trials=2000, length=2)
+    removed = sum(3 - np.maximum(r.trials.debug[:, k, D_HP], 0) for k in (1, 2))
+    np.testing.assert_array_equal(r.trials.dealt[:, 0], removed)
+    assert (removed == 6).mean() > 0.5
+
+
+def test_c9_survivors_and_routed_are_counted_per_army_part():
+    # The defender's first and third parts are the same unit type: each part's
+    # routed and surviving units are counted under that part.
+    ghost = Unit("Ghost", 1000, (NOTHING,), fear=3, morale=99)
+    coward = Unit("Coward", 1000, (NOTHING,), morale=2)
+    brave = Unit("Brave", 1000, (NOTHING,), morale=99)
+    r = battle([(ghost, 3)], [(coward, 3), (brave, 2), (coward, 2)], BattleRules(max_rounds=12),
+               trials=1000, length=6)  # fmt: skip
+    parts = r.trials.debug[:, :, D_PART]
+    state = r.trials.debug[:, :, D_STATE]
+    for k in range(r.trials.routed.shape[1]):
+        np.testing.assert_array_equal(r.trials.routed[:, k], ((parts == k) & (state == 2)).sum(1))
+        np.testing.assert_array_equal(r.trials.survivors[:, k],
+                                      ((parts == k) & (state == 0)).sum(1))  # fmt: skip
+    assert r.trials.routed.sum() > 0
+
+
+# -- C-10: a user's roster is merged over the shipped one ----------------------------------------
+
+
+def test_c10_a_users_unit_replaces_the_shipped_one_of_the_same_name(tmp_path):
+    mine = tmp_path / "mine.toml"
+    mine.write_text(
+        '[[unit]]\nname = "Pikeman"\nhp = 99\n[[unit.weapons]]\nname = "Pike"\ndamage = "1-5"\n'
+    )
+    shipped = mc.load_units()
+    merged = mc.load_units(mine)
+    assert merged["pikeman"].hp == 99 != shipped["pikeman"].hp
+    assert set(shipped) <= set(merged)

@@ -416,3 +416,22 @@ def test_s8_surprise_penalty_only_against_characters_not_surprised():
         attacker_in = attacker == 1 and a_acted == 0 and not none
         expected = 2 if target_in and not attacker_in else 0
         assert _penalty(target, t_acted, attacker, a_acted, none) == expected
+
+
+# -- S-10: the outcome reports heavy fatigue ----------------------------------------------------
+
+
+def test_s10_heavy_fatigue_is_reported_per_fight_and_in_total():
+    # Fatigue blows and no breath: fatigue ends at its peak, so heavy fatigue is
+    # fatigue // 5 in every fight (S-4), and the totals add up the fights.
+    sap = blade("1d+3", "blunt", fatigue=True)
+    brawler = ch("Brawler", body=2, combat=2, weapons=(sap,))
+    target = ch("Target", hp=60, fortitude=50, body=-2)
+    r = run([(brawler, 2)], [(target, 1)], trials=2000, seed=58, max_rounds=4, keep_trials=True,
+            policy=sf.Policy(breath_at=2.0))  # fmt: skip
+    per_fight = r.trials["damage"][:, 2, :]
+    assert (per_fight[:, 2] == per_fight[:, 1] // 5).all()
+    assert (per_fight[:, 2] >= 2).any() and (per_fight[:, 2] != per_fight[:, 1]).any()
+    np.testing.assert_array_equal(r.totals["damage"][2], per_fight.sum(axis=0))
+    row = r.characters().iloc[2]
+    assert row["mean_heavy_fatigue"] == per_fight[:, 2].mean()

@@ -481,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
         for line in problems(mlist)[len(issues) :] if not args.check else ():
             print(f"note: {line}", file=sys.stderr)
         if args.check:
-            print(f"{path}: {len(mlist.mutations)} mutations, all apply; every leaf rule covered")
+            scope = "a blind list, sampling sections" if mlist.blind else "every leaf rule covered"
+            print(f"{path}: {len(mlist.mutations)} mutations, all apply; {scope}")
             continue
         chosen = [
             m
