@@ -6,7 +6,8 @@ Python can call it, and a C wrapper for first-class function values.  A
 helper called only from jitted code needs neither, yet a cold battle
 kernel compiled both for each of its sixty-odd helpers: about a quarter of
 their compile time, some 2 s on the 2-core development machine (issue 13).
-:func:`helper` compiles without them.
+:func:`helper` compiles without them (through :mod:`kernels.numba_fence`, which
+holds every use of Numba's internals).
 
 Calling such a function from Python would jump to a wrapper that does not
 exist, so a helper is a :class:`Helper` dispatcher whose Python call raises
@@ -26,19 +27,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from numba import config, njit
-from numba.core.registry import CPUDispatcher
+from numba import njit
 
+from kernels.numba_fence import Helper, make_helper
 
-class Helper(CPUDispatcher):
-    """A dispatcher compiled without a Python entry point: jitted callers only."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        name = f"{self.py_func.__module__}.{self.py_func.__qualname__}"
-        raise TypeError(
-            f"{name} is a kernel helper, compiled without a Python entry point: call it "
-            "from jitted code, or through kernels.jit.from_python"
-        )
+__all__ = ["Helper", "from_python", "helper"]
 
 
 def helper(func: Callable | None = None, /, **options: Any) -> Any:
@@ -46,23 +39,12 @@ def helper(func: Callable | None = None, /, **options: Any) -> Any:
     for a function that only jitted code calls, without the wrappers Python would need.
 
     ``options`` are Numba's (``forceinline``, ``fastmath``, ...).  The result is
-    cached on disk like any ``cache=True`` function.
+    cached on disk like any ``cache=True`` function.  On Numba's public path
+    (:mod:`kernels.numba_fence`) it is a plain ``@njit`` function.
     """
 
     def decorate(func: Callable) -> Any:
-        if config.DISABLE_JIT:
-            return func
-        targetoptions = {
-            "nopython": True,
-            "boundscheck": None,
-            "error_model": "numpy",
-            **options,
-            "no_cpython_wrapper": True,
-            "no_cfunc_wrapper": True,
-        }
-        dispatcher = Helper(py_func=func, locals={}, targetoptions=targetoptions)
-        dispatcher.enable_caching()
-        return dispatcher
+        return make_helper(func, options)
 
     return decorate if func is None else decorate(func)
 

@@ -6,9 +6,10 @@ state) it reads again what it had read through the others, and keeps little
 in registers across the battle's loops.  Numba's compiler has a flag,
 ``noalias``, that marks every pointer argument of the compiled function
 ``noalias`` for LLVM, but ``@njit`` takes no option for it.  :data:`NOALIAS`
-is ``{"noalias": True}``, an option this module teaches Numba's CPU target to
-read (a mapping onto that flag, as its own options have), or ``{}`` where
-this Numba has no such flag: the kernel then compiles as before.
+is ``{"noalias": True}``, an option :mod:`kernels.numba_fence` teaches Numba's
+CPU target to read (a mapping onto that flag, as its own options have), or
+``{}`` where this Numba has no such flag or on Numba's public path: the kernel
+then compiles as before.
 
 The flag is a promise, and LLVM may miscompile a kernel that breaks it: use
 it only on a kernel whose callers pass each array as an allocation of its
@@ -28,21 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _noalias_option() -> dict[str, Any]:
-    try:
-        from numba.core.compiler import Flags
-        from numba.core.cpu import CPUTargetOptions
-        from numba.core.options import TargetOptions
-
-        if not hasattr(Flags, "noalias"):
-            return {}
-        if not hasattr(CPUTargetOptions, "noalias"):
-            CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
-    except (ImportError, AttributeError):  # Numba's internals moved: compile as before
-        return {}
-    return {"noalias": True}
-
+from kernels.numba_fence import noalias_options
 
 #: Keyword options for ``@njit``: every pointer argument ``noalias`` (see above).
-NOALIAS: dict[str, Any] = _noalias_option()
+NOALIAS: dict[str, Any] = noalias_options()

@@ -7,7 +7,8 @@ which imports ``scipy.linalg`` at once only to set one flag, ``_HAVE_BLAS``
 about 0.15 s of every command, 20% of a warm ``montecarlo matchup``, and no
 kernel of ours does linear algebra.
 
-:func:`defer_blas_check` lets that import-time check pass when SciPy is
+:func:`defer_blas_check` (in :mod:`kernels.numba_fence`, with Numba's other
+internals) lets that import-time check pass when SciPy is
 installed (it is a dependency of the toolkit) and puts Numba's own check back
 for everything afterwards: ``np.dot`` and friends still call the real
 ``ensure_blas`` when a user's function is compiled, which imports
@@ -23,41 +24,6 @@ checks for itself when it is compiled, as before.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from kernels.numba_fence import defer_blas_check
 
-
-def defer_blas_check() -> bool:
-    """Let ``numba.np.arraymath`` import without importing ``scipy.linalg``.
-
-    Returns
-    -------
-    bool
-        True when the import-time check was deferred, False when nothing was
-        changed (already imported, SciPy missing, or another Numba layout).
-    """
-    try:
-        scipy_found = importlib.util.find_spec("scipy") is not None
-    except ValueError:  # a stand-in module without a spec (some test mocks)
-        scipy_found = False
-    if "numba.np.arraymath" in sys.modules or not scipy_found:
-        return False
-    try:
-        import numba.np.linalg as linalg
-    except ImportError:  # pragma: no cover - another Numba layout
-        return False
-    real = getattr(linalg, "ensure_blas", None)
-    if real is None or "numba.np.arraymath" in sys.modules:  # pragma: no cover
-        return False
-    linalg.ensure_blas = _installed
-    try:
-        import numba.np.arraymath as arraymath
-    finally:
-        linalg.ensure_blas = real
-    if getattr(arraymath, "ensure_blas", None) is _installed:
-        arraymath.ensure_blas = real
-    return True
-
-
-def _installed() -> None:
-    """Stands in for ``ensure_blas`` while ``numba.np.arraymath`` imports: SciPy is there."""
+__all__ = ["defer_blas_check"]
