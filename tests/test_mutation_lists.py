@@ -9,6 +9,7 @@ id is a leaf rule id, and every leaf rule has a mutation or a stated exemption.
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -83,6 +84,30 @@ def test_an_also_edit_is_checked_like_the_main_one_and_blind_lists_sample(tmp_pa
     assert mlist.mutations[0].section == "C-4"
     found = mutate.problems(mlist, root=tmp_path)
     # The second edit's find is missing; a blind list need not cover every leaf rule.
+    # Two edits of one file are allowed: they apply in turn.
     assert found == [
         "coe5_blind.toml: C-4.8-x: `find` occurs 0 times in kernels/b.py, expected exactly once"
     ]
+
+
+def test_a_mutant_with_two_edits_of_one_file_is_run_with_both(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "kernels").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "kernels" / "k.py").write_text("A = 1\nB = 2\n")
+    (repo / "tests" / "test_k.py").write_text(
+        "from kernels.k import A, B\n\ndef test_k():\n    assert (A, B) != (10, 20)\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    both = mutate.Mutation(
+        id="C-1.1-both", rule="C-1.1", file="kernels/k.py", find="A = 1", replace="A = 10",
+        tests=("tests/test_k.py",), also=(mutate.Edit("kernels/k.py", "B = 2", "B = 20"),),
+    )  # fmt: skip
+    one = mutate.Mutation(
+        id="C-1.1-one", rule="C-1.1", file="kernels/k.py", find="A = 1", replace="A = 10",
+        tests=("tests/test_k.py",),
+    )  # fmt: skip
+    box = mutate.Sandbox(repo, tmp_path / "box")
+    assert box.run(both, timeout=120).status == "killed"
+    assert box.run(one, timeout=120).status == "survived"
+    assert (box.tree / "kernels" / "k.py").read_text() == "A = 1\nB = 2\n"

@@ -31,8 +31,9 @@ A list's header may say ``ruleset = "coe5"`` (default: the file's stem) and
 A blind list samples rule sections rather than covering every leaf rule.
 
 A mutation may carry ``also``: further edits of the same rule made in the same
-mutant, for a rule written in two places (the two CoE5 battle kernels), so that
-no test comparing the two places can be what catches it::
+mutant, for a rule written in two places (the two CoE5 battle kernels, or twice
+in one file), so that no test comparing the two places can be what catches it;
+edits of one file apply in turn::
 
     [[mutation]]
     id = "C-4.8-no-decay"
@@ -200,9 +201,6 @@ def problems(mlist: MutationList, root: Path = ROOT, coverage: bool = True) -> l
             out.append(f"{where}: id should start with its rule id {m.rule}")
         if m.rule not in leaves:
             out.append(f"{where}: {m.rule} is not a leaf rule id of {mlist.ruleset}")
-        files = [e.file for e in m.edits]
-        if len(set(files)) != len(files):
-            out.append(f"{where}: two edits of one file; make them one edit")
         for edit in m.edits:
             if edit.find == edit.replace:
                 out.append(f"{where}: find and replace are the same in {edit.file}")
@@ -342,26 +340,29 @@ class Sandbox:
             shutil.copytree(self.cache_base, self.cache, ignore=ignore)
 
     def run(self, m: Mutation, timeout: float) -> Outcome:
-        originals = {}
-        for edit in m.edits:
+        originals: dict[Path, tuple[str, os.stat_result]] = {}
+        mutated: dict[Path, str] = {}
+        for edit in m.edits:  # several edits of one file apply in turn
             source = self.tree / edit.file
-            text = source.read_text(encoding="utf-8")
-            if text.count(edit.find) != 1:
+            if source not in originals:
+                originals[source] = (source.read_text(encoding="utf-8"), source.stat())
+            text = mutated.get(source, originals[source][0])
+            if originals[source][0].count(edit.find) != 1 or text.count(edit.find) != 1:
                 return Outcome(m, "invalid", 0.0, f"`find` does not occur once in {edit.file}")
-            originals[source] = (text, source.stat(), edit)
+            mutated[source] = edit.apply(text)
         stale = set().union(*(affected_modules(e.file, self.importers) for e in m.edits))
         self.reset_cache(stale)
         start = time.perf_counter()
         try:
-            for source, (text, stat, edit) in originals.items():
-                source.write_text(edit.apply(text), encoding="utf-8")
+            for source, (_, stat) in originals.items():
+                source.write_text(mutated[source], encoding="utf-8")
                 # A distinct mtime, so nothing keyed on the source stamp sees the original.
                 os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
             done = self.pytest(m.tests, self.cache, timeout)
         except subprocess.TimeoutExpired:
             return Outcome(m, "killed (timeout)", time.perf_counter() - start)
         finally:
-            for source, (text, stat, _) in originals.items():
+            for source, (text, stat) in originals.items():
                 source.write_text(text, encoding="utf-8")
                 os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         seconds = time.perf_counter() - start
