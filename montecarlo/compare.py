@@ -570,16 +570,25 @@ def compare(
 
     Notes
     -----
-    For backward compatibility, ``compare(samples, distribution)`` with a
-    :class:`~montecarlo.distribution.Distribution` second runs the
-    goodness-of-fit test :func:`montecarlo.stats.compare`.
+    ``compare(samples, distribution)`` with a
+    :class:`~montecarlo.distribution.Distribution` second is the goodness-of-fit
+    test under its old name: it warns and runs :func:`montecarlo.fit_test`, for
+    this release only.
     """
     from montecarlo.distribution import Distribution
 
     if isinstance(variant, Distribution):  # the older mc.compare(samples, exact)
-        from montecarlo.stats import compare as fit
+        import warnings
 
-        return fit(baseline, variant)  # type: ignore[return-value]
+        from montecarlo.stats import fit_test
+
+        warnings.warn(
+            "mc.compare(samples, distribution) is the goodness-of-fit test: call "
+            "mc.fit_test(samples, distribution); this form goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return fit_test(baseline, variant)  # type: ignore[return-value]
     base_sc = as_scenario(baseline)
     var_sc = as_variant(base_sc, variant)
     if trials is not None and precision is not None:

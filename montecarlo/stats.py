@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING
@@ -158,7 +159,9 @@ class Histogram:
         return out
 
 
-def compare(samples: np.ndarray | Histogram, exact: Distribution, alpha: float = 1e-3) -> FitResult:
+def fit_test(
+    samples: np.ndarray | Histogram, exact: Distribution, alpha: float = 1e-3
+) -> FitResult:
     """Test ``samples`` against ``exact``: chi-square p-value and a TV bound.
 
     The TV bound: with k stored values, ``sum |p_hat - p| <= sqrt(k/n)`` in
@@ -205,3 +208,14 @@ def compare(samples: np.ndarray | Histogram, exact: Distribution, alpha: float =
     tv = 0.5 * float(np.abs(observed / n - expected_p).sum())
     tv_bound = 0.5 * (np.sqrt(support_size / n) + np.sqrt(2 * np.log(1 / alpha) / n))
     return FitResult(chi2, dof, pvalue, tv, float(tv_bound))
+
+
+def compare(samples: np.ndarray | Histogram, exact: Distribution, alpha: float = 1e-3) -> FitResult:
+    """Deprecated name of :func:`fit_test` (``compare`` is the paired comparison)."""
+    warnings.warn(
+        "montecarlo.stats.compare is now montecarlo.fit_test (mc.compare is the paired "
+        "comparison of two variants); the old name goes in the next release",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return fit_test(samples, exact, alpha)

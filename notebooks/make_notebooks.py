@@ -13,7 +13,7 @@ books = {
 "01_damage_distributions.ipynb": [
 ("md", "# Damage distributions: exact vs sampled\n\nHow hard does a pikeman's pike hit a knight? The damage pipeline of RULES.md C-3 is computed exactly and sampled with the Numba kernel; the two must agree within the Monte Carlo error."),
 ("code", "import matplotlib.pyplot as plt\nimport montecarlo as mc\n\nd = mc.damage(\"pikeman\", \"knight\")\nd.to_frame().head(8)"),
-("code", "samples = d.sample(200_000, seed=1)\nfit = mc.compare(samples, d)\nprint(f\"exact mean {d.mean():.4f}, sampled {samples.mean():.4f}; chi-square p = {fit.pvalue:.3f}\")\nassert fit.pvalue > 1e-3"),
+("code", "samples = d.sample(200_000, seed=1)\nfit = mc.fit_test(samples, d)\nprint(f\"exact mean {d.mean():.4f}, sampled {samples.mean():.4f}; chi-square p = {fit.pvalue:.3f}\")\nassert fit.pvalue > 1e-3"),
 ("code", "ax = mc.plot_exact_vs_sampled(d, samples, xlabel=\"HP lost per hit\")\nplt.show()"),
 ("md", "Several weapons of one unit against the same target, overlaid, and the roster-wide table of expected hits to kill:"),
 ("code", "fig = mc.plot_overlay([mc.damage(f\"knight.{w}\", \"troll\") for w in (\"lance\", \"broad sword\", \"hoof\")])\nplt.show()\ntable = mc.damage_table([\"pikeman\", \"knight\"], [\"militia\", \"troll\", \"wraith\"])\ntable"),

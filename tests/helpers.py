@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from montecarlo.distribution import Distribution
-from montecarlo.stats import compare
+from montecarlo.stats import fit_test
 
 #: Significance level of the sampled-vs-exact tests.  With fixed seeds a test
 #: either always passes or always fails; at this level a correct kernel fails
@@ -15,7 +15,7 @@ ALPHA = 1e-3
 
 def assert_matches(samples: np.ndarray, exact: Distribution, alpha: float = ALPHA) -> None:
     """Assert a sample agrees with an exact law: chi-square and TV bound from n."""
-    fit = compare(samples, exact, alpha=alpha)
+    fit = fit_test(samples, exact, alpha=alpha)
     assert fit.pvalue > alpha, f"chi-square rejects {exact.name}: {fit}"
     assert fit.tv < fit.tv_bound, f"total variation too large for {exact.name}: {fit}"
 

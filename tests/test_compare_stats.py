@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import montecarlo as mc
 from montecarlo.paired import (
     PairedMoments,
     newcombe_independent,
@@ -139,3 +140,17 @@ def test_identical_series_have_exactly_zero_difference():
     m.add(x, x)
     assert m.difference() == (0.0, 0.0, 0.0)
     assert m.variance_reduction() == float("inf")
+
+
+def test_the_fit_test_has_its_own_name_and_the_old_spelling_warns():
+    d = mc.oed(4)
+    samples = d.sample(20_000, seed=3)
+    fit = mc.fit_test(samples, d)
+    assert isinstance(fit, mc.FitResult)
+    with pytest.warns(DeprecationWarning, match="mc.fit_test"):
+        old = mc.compare(samples, d)
+    assert old == fit
+    from montecarlo import stats as mc_stats
+
+    with pytest.warns(DeprecationWarning, match="fit_test"):
+        assert mc_stats.compare(samples, d) == fit

@@ -22,7 +22,7 @@ from montecarlo.driver import run_reduce, stop_requested
 from montecarlo.errors import InputError
 from montecarlo.plotting import plot_exact_vs_sampled, plot_overlay, save
 from montecarlo.seeding import derive, resolve_seed
-from montecarlo.stats import Histogram, compare
+from montecarlo.stats import Histogram, fit_test
 
 #: Written by ``--all`` when no --plot is given.
 DEFAULT_HEATMAP = "damage_heatmap.png"
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 def _row(dist, hist: Histogram) -> dict:
     """Exact and sampled figures of one weapon."""
     n = hist.n
-    fit = compare(hist, dist)
+    fit = fit_test(hist, dist)
     return {
         "weapon": dist.weapon.name,
         "kind": dist.kind,

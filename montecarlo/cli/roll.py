@@ -19,7 +19,7 @@ from montecarlo.driver import run_reduce
 from montecarlo.errors import InputError
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import resolve_seed
-from montecarlo.stats import Histogram, compare, wilson
+from montecarlo.stats import Histogram, fit_test, wilson
 from montecarlo.validation import MAX_DICE, MAX_DIE_SIZE, check_die_size
 
 QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     threshold = die.size * args.dice
     exceed = hist.count_above(threshold)
     lo, hi = wilson(exceed, n)
-    fit = compare(hist, dist)
+    fit = fit_test(hist, dist)
     sample_q = hist.quantile(QUANTILES)
     sd = hist.std(ddof=1) if n > 1 else float("nan")
     rows = [

@@ -22,7 +22,7 @@ from montecarlo.sf.characters import load_characters, roster_note
 from montecarlo.sf.exact import attack
 from montecarlo.sf.fights import BATTLEFIELDS, fight, parse_party
 from montecarlo.sf.sampling import EVENTS, sample_attack
-from montecarlo.stats import Histogram, compare, wilson
+from montecarlo.stats import Histogram, fit_test, wilson
 from montecarlo.validation import check_limit
 
 #: Attacks sampled per call of the attack sampler (it returns every attack's
@@ -197,7 +197,7 @@ def run_attack(args: argparse.Namespace) -> int:
     frame["sampled"] = np.array(sampled) / n
     cis = [wilson(int(k), n) for k in sampled]
     frame["ci95"] = [f"[{lo:.4f}, {hi:.4f}]" for lo, hi in cis]
-    fit = compare(dmg, exact.damage)
+    fit = fit_test(dmg, exact.damage)
     if plot:
         ax = plot_exact_vs_sampled(
             exact.damage,
