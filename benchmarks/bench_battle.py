@@ -165,8 +165,9 @@ CLI = ["-m", "montecarlo", "matchup", "pikeman:10", "knight:3", "--trials", "200
 def cli_seconds(tree: str, cache_dir: str, helper: bool = True) -> float:
     """Wall time of the matchup command as a whole process, run from checkout ``tree``.
 
-    ``helper=False`` switches off the compile-helper process
-    (``montecarlo/compile_helper.py``): one process compiles everything.
+    ``helper=False`` switches off the compile-helper process of the trees that
+    still have one (before the one-engine issue); this tree has none, and
+    ignores the variable.
     """
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONWARNINGS="ignore", PYTHONPATH=tree)
     env["MONTECARLO_COMPILE_HELPER"] = "1" if helper else "0"
@@ -389,8 +390,7 @@ def index_section(baseline: str | None, origin: str | None = None) -> list[str]:
         trees.append((f"before issue 13 (`{origin}` at {_commit(origin)})", origin, True))
     if baseline:
         trees.append((f"before (`{baseline}` at {_commit(baseline)})", baseline, True))
-    trees.append(("this tree, one process (`MONTECARLO_COMPILE_HELPER=0`)", here, False))
-    trees.append(("this tree, with the compile helper", here, True))
+    trees.append(("this tree (one process)", here, False))
     colds = [[] for _ in trees]
     for _ in range(COLD_RUNS):
         for runs, (_, tree, helper) in zip(colds, trees, strict=True):

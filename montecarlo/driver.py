@@ -24,7 +24,6 @@ import numba
 import numpy as np
 from tqdm.auto import tqdm
 
-from montecarlo import compile_helper
 from montecarlo.errors import InputError
 from montecarlo.seeding import DEFAULT_CHUNK, chunk_states
 from montecarlo.validation import MAX_TRIALS, check_kept, check_limit
@@ -232,8 +231,8 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
     as the progress bar is; ``tqdm.write`` keeps it off the bar's line).  A
     cached kernel loads well within that time, and a kernel already compiled
     in this process for these argument types returns at once (the battle
-    kernel has two: with and without its extras).  A kernel with a compile plan compiles
-    beside a helper process on a second core (:mod:`montecarlo.compile_helper`).
+    kernel has two: with and without its extras).  ``montecarlo warm`` compiles
+    every kernel ahead of use.
     """
     compiled = getattr(kernel, "signatures", None)
     if compiled is None:
@@ -256,8 +255,7 @@ def compile_first(kernel: Any, args: tuple, what: str, seconds: int, progress: b
     if show and sys.stderr is not None:  # pythonw and some services have no stderr
         notice.start()
     try:
-        with compile_helper.helping(kernel, signature):
-            kernel.compile(signature)
+        kernel.compile(signature)
     finally:
         notice.cancel()
     if key is not None:

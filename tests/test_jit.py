@@ -14,7 +14,6 @@ from numba.core.dispatcher import Dispatcher
 import kernels
 from kernels.jit import Helper, from_python, helper
 from kernels.tile_order import rth_smallest
-from montecarlo.compile_plan import TARGETS, read_plan, resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,15 +42,6 @@ def test_a_helper_is_cached_and_carries_the_options_given():
     options = helper(forceinline=True)(lambda x: x).targetoptions
     assert options["forceinline"] and options["no_cpython_wrapper"] and options["no_cfunc_wrapper"]
     assert options["error_model"] == "numpy"
-
-
-@pytest.mark.parametrize("name", TARGETS)
-def test_every_helper_of_a_planned_kernel_is_compiled_without_wrappers(name):
-    # The saving is about a quarter of each helper's compile (kernels/jit.py).
-    plan = read_plan(name)
-    ours = [name for name, _, _ in plan.helpers if name.startswith("kernels.")]
-    assert ours
-    assert [name for name in ours if not isinstance(resolve(name), Helper)] == []
 
 
 def _kernel_imports(path: Path) -> list[tuple[str, str]]:

@@ -56,7 +56,7 @@ print(json.dumps({
 
 def _play(env_extra: dict[str, str]) -> dict:
     env = dict(os.environ)
-    env.update(MONTECARLO_COMPILE_HELPER="0", PYTHONPATH=str(ROOT), **env_extra)
+    env.update(PYTHONPATH=str(ROOT), **env_extra)
     done = subprocess.run([sys.executable, "-c", PLAY], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

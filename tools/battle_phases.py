@@ -115,7 +115,6 @@ def main(argv: list[str] | None = None) -> int:
             os.environ,
             PYTHONPATH=str(tree),
             NUMBA_CACHE_DIR=str(Path(tmp) / "cache"),
-            MONTECARLO_COMPILE_HELPER="0",
         )
         done = subprocess.run([sys.executable, "-c", PLAY.format(trials=args.trials)], env=env,
                               cwd=tree, capture_output=True, text=True, check=True)  # fmt: skip

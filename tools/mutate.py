@@ -304,9 +304,6 @@ class Sandbox:
             NUMBA_CACHE_DIR=str(cache),
             PYTHONDONTWRITEBYTECODE="1",
             MPLBACKEND="Agg",
-            # The runner's own jobs use the cores; a compile-helper process per
-            # mutant (montecarlo/compile_helper.py) would only compete with them.
-            MONTECARLO_COMPILE_HELPER="0",
         )
         return env
 

@@ -19,7 +19,7 @@ from montecarlo.cli.common import (
     trial_count,
 )
 from montecarlo.cli.matchup import battle_arguments, check_battle_options
-from montecarlo.cli.sf import fight_arguments
+from montecarlo.cli.sf_options import fight_arguments
 from montecarlo.coe5.units import load_units
 from montecarlo.errors import InputError
 from montecarlo.plotting import save
@@ -192,7 +192,7 @@ def _scenario(args: argparse.Namespace):
 
 
 def _sf_scenario(args: argparse.Namespace):
-    from montecarlo.cli.sf import MAX_PARTY
+    from montecarlo.cli.sf_options import MAX_PARTY
     from montecarlo.scenarios import SFScenario
     from montecarlo.sf.characters import load_characters
 

@@ -14,13 +14,13 @@ from montecarlo.cli.common import (
     plot_option,
     print_json,
 )
+from montecarlo.cli.sf_options import MAX_PARTY, fight_arguments
 from montecarlo.driver import stop_requested
 from montecarlo.plotting import plot_exact_vs_sampled, save
 from montecarlo.seeding import derive, resolve_seed
-from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
 from montecarlo.sf.characters import load_characters, roster_note
 from montecarlo.sf.exact import attack
-from montecarlo.sf.fights import BATTLEFIELDS, fight, parse_party
+from montecarlo.sf.fights import fight, parse_party
 from montecarlo.sf.sampling import EVENTS, sample_attack
 from montecarlo.stats import Histogram, fit_test, wilson
 from montecarlo.validation import check_limit
@@ -28,28 +28,6 @@ from montecarlo.validation import check_limit
 #: Attacks sampled per call of the attack sampler (it returns every attack's
 #: damage); longer runs are made of pieces seeded from the run's seed.
 ATTACK_PIECE = 1 << 22
-#: Most characters in one SF party: the fight kernel packs each side in one array
-#: and the seed's friendly-fire procedure (S-6) is defined up to 36 per area.
-MAX_PARTY = 36
-
-
-def fight_arguments(p: argparse.ArgumentParser) -> None:
-    """The two parties and the battlefield options of the SF fight commands (S-8, S-9)."""
-    p.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
-    p.add_argument("party_b", help="e.g. 'goblin:4'")
-    p.add_argument(
-        "--battlefield",
-        default=DEFAULT_BATTLEFIELD,
-        choices=list(BATTLEFIELDS),
-        help=f"an S-9 battlefield preset (default {DEFAULT_BATTLEFIELD}: front and back lines)",
-    )
-    p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
-    p.add_argument(
-        "--pincer",
-        choices=["a", "b"],
-        help="the side caught between two fronts in a corridor (S-9)",
-    )
-    p.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
