@@ -53,6 +53,7 @@ COMMAND_MODULES = {
     "compare": "compare",
     "sensitivity": "compare",
     "replay": "replay",
+    "warm": "warm",
 }
 
 
@@ -85,9 +86,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             rules,
             sf,
             units,
+            warm,
         )
 
-        modules = (matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules)
+        modules = (
+            matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules, warm,
+        )  # fmt: skip
     for module in modules:
         module.register(sub)
     return parser
