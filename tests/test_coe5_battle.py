@@ -65,7 +65,7 @@ def test_kernel_agrees_with_exact_duel(a, b):
     rounds = np.repeat(
         sampled.rounds_pmf.index, (sampled.rounds_pmf * sampled.n).round().astype(int)
     )
-    fit = mc.compare(rounds, exact.rounds)
+    fit = mc.fit_test(rounds, exact.rounds)
     assert fit.pvalue > 1e-3
 
 

@@ -145,9 +145,10 @@ def test_bad_terms_name_the_term(term, needle):
     assert term in str(err.value) or "KEY=VALUE" in needle
 
 
-def test_the_goodness_of_fit_compare_still_works():
+def test_the_goodness_of_fit_compare_still_works_and_warns():
     d = mc.oed(5)
-    fit = mc.compare(d.sample(20_000, seed=1), d)
+    with pytest.warns(DeprecationWarning, match="fit_test"):
+        fit = mc.compare(d.sample(20_000, seed=1), d)
     assert fit.pvalue > 1e-3
 
 
