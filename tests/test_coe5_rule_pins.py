@@ -259,20 +259,20 @@ def test_c9_damage_dealt_is_the_hp_removed():
 
 
 def test_c9_survivors_and_routed_are_counted_per_army_part():
-    # The defender's first and third parts are the same unit type: each part's
-    # routed and surviving units are counted under that part.
+    # The same two unit types on both sides: four army parts, two unit types, so a
+    # count filed by type instead of part lands on the wrong side.
     ghost = Unit("Ghost", 1000, (NOTHING,), fear=3, morale=99)
     coward = Unit("Coward", 1000, (NOTHING,), morale=2)
-    brave = Unit("Brave", 1000, (NOTHING,), morale=99)
-    r = battle([(ghost, 3)], [(coward, 3), (brave, 2), (coward, 2)], BattleRules(max_rounds=12),
-               trials=1000, length=6)  # fmt: skip
+    army = [(ghost, 2), (coward, 3)]
+    r = battle(army, army, BattleRules(max_rounds=12), trials=1000, length=6)
+    assert len(r.deployment.types) == 2 and r.trials.routed.shape[1] == 4
     parts = r.trials.debug[:, :, D_PART]
     state = r.trials.debug[:, :, D_STATE]
-    for k in range(r.trials.routed.shape[1]):
+    for k in range(4):
         np.testing.assert_array_equal(r.trials.routed[:, k], ((parts == k) & (state == 2)).sum(1))
         np.testing.assert_array_equal(r.trials.survivors[:, k],
                                       ((parts == k) & (state == 0)).sum(1))  # fmt: skip
-    assert r.trials.routed.sum() > 0
+    assert r.trials.routed[:, 3].sum() > 0  # the defender's cowards rout too
 
 
 # -- C-10: a user's roster is merged over the shipped one ----------------------------------------
