@@ -43,6 +43,7 @@ COMMAND_MODULES = {
     "roll": "roll",
     "resist": "resist",
     "units": "units",
+    "import-c5m": "import_c5m",
     "damage": "damage",
     "sf": "sf",
     "sweep": "analytics",
@@ -79,6 +80,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             analytics,
             compare,
             damage,
+            import_c5m,
             matchup,
             replay,
             resist,
@@ -90,7 +92,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         )
 
         modules = (
-            matchup, replay, compare, roll, resist, units, damage, sf, analytics, rules, warm,
+            matchup, replay, compare, roll, resist, units, import_c5m, damage, sf, analytics,
+            rules, warm,
         )  # fmt: skip
     for module in modules:
         module.register(sub)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from montecarlo.coe5.playable import refuse_mixed_ranks
 from montecarlo.coe5.units import Roster, Unit, resolve_unit
 from montecarlo.errors import InputError
 
@@ -32,7 +33,8 @@ class Part:
 
     @property
     def label(self) -> str:
-        return f"{self.unit.name} ×{self.count}"
+        """``"Pikeman ×10"``; a unit imported without some commands is marked ``*`` (C-13)."""
+        return f"{self.unit.label} ×{self.count}"
 
 
 def _count(value: object, name: str) -> int:
@@ -69,9 +71,11 @@ def parse_army(army: ArmyLike, roster: Roster | None = None) -> list[tuple[Unit,
     for spec in pairs:
         if not isinstance(spec, tuple | list) or len(spec) != 2:
             raise InputError(f"army entries are (unit, count) pairs, got {spec!r}")
-        unit = resolve_unit(spec[0], roster)
+        unit = resolve_unit(spec[0], roster)  # refuses what the battle does not play yet
         merged[unit] = merged.get(unit, 0) + _count(spec[1], unit.name)
-    return list(merged.items())
+    army_pairs = list(merged.items())
+    refuse_mixed_ranks(army_pairs)  # C-11.5.2: deployment by rank is not played yet
+    return army_pairs
 
 
 def _rows_center_out(width: int) -> list[int]:
