@@ -24,3 +24,28 @@ def assert_rate(k: int, n: int, p: float, z: float = 3.29) -> None:
     """Assert k successes in n trials are within z standard errors of p (99.9%)."""
     se = np.sqrt(p * (1 - p) / n)
     assert abs(k / n - p) <= z * se + 1e-12, f"{k}/{n} = {k / n:.5f} vs exact {p:.5f}"
+
+
+def kernel_entry_points() -> dict[str, object]:
+    """The kernels' compiled functions that Python calls: ``"module.name"`` → dispatcher.
+
+    Neither helpers (called from jitted code only) nor functions inlined before
+    typing (``inline="always"``, never compiled alone).
+    """
+    import importlib
+    import pkgutil
+
+    from numba.core.dispatcher import Dispatcher
+
+    import kernels
+    from kernels.jit import Helper
+
+    found = {}
+    for info in pkgutil.iter_modules(kernels.__path__):
+        module = importlib.import_module(f"kernels.{info.name}")
+        for name, value in vars(module).items():
+            if not isinstance(value, Dispatcher) or value.py_func.__module__ != module.__name__:
+                continue
+            if not isinstance(value, Helper) and value.targetoptions.get("inline") != "always":
+                found[f"{info.name}.{name}"] = value
+    return found

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import ast
 import importlib
-import pkgutil
 from pathlib import Path
 
 import numpy as np
 import pytest
-from numba.core.dispatcher import Dispatcher
 
-import kernels
 from kernels.jit import Helper, from_python, helper
 from kernels.tile_order import rth_smallest
+from tests.helpers import kernel_entry_points
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,15 +69,9 @@ def test_every_compiled_kernel_function_is_a_helper_an_entry_point_or_inlined():
     # Entry points are what Python calls: the batch kernels, the replays, the
     # samplers and a few set-up tables.  Functions inlined before typing
     # (inline="always") are never compiled alone.  Everything else is a helper.
-    entry_points = set()
-    for info in pkgutil.iter_modules(kernels.__path__):
-        module = importlib.import_module(f"kernels.{info.name}")
-        for name, value in vars(module).items():
-            if not isinstance(value, Dispatcher) or value.py_func.__module__ != module.__name__:
-                continue
-            if not isinstance(value, Helper) and value.targetoptions.get("inline") != "always":
-                if not value.targetoptions.get("parallel"):
-                    entry_points.add(f"{info.name}.{name}")
+    entry_points = {
+        name for name, d in kernel_entry_points().items() if not d.targetoptions.get("parallel")
+    }
     assert entry_points == {
         "coe5_battle.run_chunks",
         "coe5_battle_ref.replay_battle",

@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 
-from numba.core.dispatcher import Dispatcher
-
-import kernels
-from kernels.jit import Helper
 from montecarlo.cli import main
 from montecarlo.warm import STEPS, warm
-
-
-def _entry_points() -> dict[str, Dispatcher]:
-    """The kernels' compiled functions that Python calls (neither helpers nor inlined)."""
-    found = {}
-    for info in pkgutil.iter_modules(kernels.__path__):
-        module = importlib.import_module(f"kernels.{info.name}")
-        for name, value in vars(module).items():
-            if not isinstance(value, Dispatcher) or value.py_func.__module__ != module.__name__:
-                continue
-            if not isinstance(value, Helper) and value.targetoptions.get("inline") != "always":
-                found[f"{info.name}.{name}"] = value
-    return found
-
+from tests.helpers import kernel_entry_points
 
 #: Entry points no command uses: the reference battle kernel (an oracle of the tests),
 #: the raw generator and the alternative OED samplers the benchmarks measure.
@@ -44,7 +25,7 @@ def test_warm_compiles_every_entry_point():
     table = warm(progress=False)
     assert table["step"].tolist() == [name for name, _ in STEPS]
     assert (table["seconds"] >= 0).all()
-    points = _entry_points()
+    points = kernel_entry_points()
     assert NOT_FOR_USERS <= set(points)
     missing = [name for name, d in points.items() if not d.signatures and name not in NOT_FOR_USERS]
     assert missing == []

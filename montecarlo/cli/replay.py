@@ -142,8 +142,7 @@ def run(args: argparse.Namespace) -> int:
 
 def register_sf(sf_sub: argparse._SubParsersAction) -> None:
     """``montecarlo sf replay``: the same for one Shared†Fantasia fight."""
-    from montecarlo.sf.battlefields import DEFAULT_BATTLEFIELD
-    from montecarlo.sf.fights import BATTLEFIELDS
+    from montecarlo.cli.sf_options import fight_arguments
 
     p = add_command(
         sf_sub,
@@ -160,18 +159,8 @@ def register_sf(sf_sub: argparse._SubParsersAction) -> None:
             "--first b-wins",
         ],
     )
-    p.add_argument("party_a", help="e.g. 'warrior:2,archer:1'")
-    p.add_argument("party_b", help="e.g. 'goblin:4'")
+    fight_arguments(p)
     add_replay_options(p, "fight")
-    p.add_argument(
-        "--battlefield",
-        default=DEFAULT_BATTLEFIELD,
-        choices=list(BATTLEFIELDS),
-        help=f"an S-9 battlefield preset (default {DEFAULT_BATTLEFIELD}: front and back lines)",
-    )
-    p.add_argument("--surprise", choices=["a", "b"], help="the surprised side (S-8)")
-    p.add_argument("--pincer", choices=["a", "b"], help="the side caught between two fronts (S-9)")
-    p.add_argument("--characters", metavar="TOML", help="a file merged over the shipped roster")
     p.set_defaults(run=run_sf)
 
 

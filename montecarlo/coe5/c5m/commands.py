@@ -930,19 +930,6 @@ UNHANDLED = Value(None, REJECTED, "C-11.9", "an Unhandled trait: the meaning is 
 UNKNOWN_HIDDEN = Value(None, REJECTED, "C-11.9", "a hidden command that no rule maps")
 UNKNOWN = Value(None, REJECTED, "C-13", "a command that no rule maps")
 
-#: Monster categories that weapon flags test (C-11.7); ``flying`` is a field of its own.
-CATEGORIES = (
-    "human",
-    "undead",
-    "demonic",
-    "animal",
-    "inanimate",
-    "stonebeing",
-    "water",
-    "float",
-    "firebeing",
-)
-
 
 def lookup(scope: str, name: str) -> Command | None:
     """The row of ``name`` read in ``scope`` (``monster``, ``weapon``, ``offer``, ``file``)."""

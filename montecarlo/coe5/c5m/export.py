@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from montecarlo.coe5.units import GAME_WEAPON_FLAGS, Unit, Weapon
+from montecarlo.coe5.units import GAME_WEAPON_FLAGS, WEAPON_FLAGS, Unit, Weapon
 
 _UNIT_BOOLS = (
     "resist_blunt",
@@ -33,15 +33,7 @@ _UNIT_BOOLS = (
 _UNIT_NUMBERS = ("fear", "size", "move_every", "miss_chance", "airshield", "affliction_resist")
 _WEAPON_BOOLS = (
     "magic",
-    "an",
-    "shieldneg",
-    "nostr",
-    "rangepen",
-    "assassin",
-    "prebattle",
-    "siege",
-    "wand",
-    "cloud",
+    *WEAPON_FLAGS,
     *GAME_WEAPON_FLAGS,
     "next_always",
 )
