@@ -3,11 +3,10 @@
 Numba compiles two wrappers around every ``@njit`` function besides its
 native code: a CPython wrapper, which unboxes Python arguments so that
 Python can call it, and a C wrapper for first-class function values.  A
-helper called only from jitted code needs neither, yet a cold battle
-kernel compiled both for each of its sixty-odd helpers: about a quarter of
-their compile time, some 2 s on the 2-core development machine (issue 13).
-:func:`helper` compiles without them (through :mod:`kernels.numba_fence`, which
-holds every use of Numba's internals).
+helper called only from jitted code needs neither, and compiling them is
+about a quarter of a helper's compile time (measurements in
+``benchmarks/issue13_history.md``).  :func:`helper` compiles without them
+(through :mod:`kernels.numba_fence`, which holds every use of Numba's internals).
 
 Calling such a function from Python would jump to a wrapper that does not
 exist, so a helper is a :class:`Helper` dispatcher whose Python call raises

@@ -1,11 +1,11 @@
-"""Numba start-up without SciPy's linear algebra (issue 13, warm start).
+"""Numba start-up without SciPy's linear algebra (the warm start).
 
 When Numba first loads a compiled kernel it imports ``numba.np.arraymath``,
 which imports ``scipy.linalg`` at once only to set one flag, ``_HAVE_BLAS``
 (used by ``np.correlate``/``np.convolve`` to choose a BLAS inner product).
 ``scipy.linalg`` pulls in SciPy's array-API layer and with it ``numpy.f2py``:
-about 0.15 s of every command, 20% of a warm ``montecarlo matchup``, and no
-kernel of ours does linear algebra.
+a sizeable share of every warm command's start, and no kernel of ours does
+linear algebra.
 
 :func:`defer_blas_check` (in :mod:`kernels.numba_fence`, with Numba's other
 internals) lets that import-time check pass when SciPy is

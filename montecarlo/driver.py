@@ -269,8 +269,8 @@ _COMPILED: set[tuple] = set()
 def _types_key(kernel: Any, args: tuple) -> tuple | None:
     """What the Numba types of ``args`` depend on, read without Numba; None if unsure.
 
-    Numba's ``typeof`` of forty-odd arguments took a third of a millisecond a
-    call, 0.6% of a 48-battle 200v200 call (issue 13).  An array's type is its
+    Numba's ``typeof`` of forty-odd arguments is a measurable share of a short
+    call (``benchmarks/issue13_history.md``).  An array's type is its
     dtype, dimensions, layout, and whether it is writable and aligned; a
     Python bool, None or float has one type; an int has Numba's ``intp``
     within that type's range (beyond it, its value decides: ``int64`` or
