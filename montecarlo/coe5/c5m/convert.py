@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from montecarlo.coe5 import units as model
 from montecarlo.coe5.c5m import commands as T
-from montecarlo.coe5.c5m.entries import Entry, GameData
+from montecarlo.coe5.c5m.entries import Entry, FileNote, GameData
 from montecarlo.coe5.c5m.lexer import Statement
 from montecarlo.coe5.dice import Die
 from montecarlo.coe5.offers import Offer
@@ -92,6 +92,15 @@ class Line:
     reason: str
     file: str
     line: int
+
+    @classmethod
+    def about(cls, note: _Note | FileNote, unit: str = "", index: int = -1) -> Line:
+        """The line of ``note`` (a statement with its disposition, rule and reason) about
+        ``unit`` (empty: about its file); a note's ``weapon`` and ``command`` if it has them."""
+        st = note.statement
+        return cls(unit, index, getattr(note, "weapon", ""), getattr(note, "command", "") or
+                   st.command, st.args_text(), note.disposition, note.rule, note.reason,
+                   st.file, st.line)  # fmt: skip
 
 
 @dataclass
@@ -371,18 +380,7 @@ class Converter:
             self._monster_statement(st, fields, weapons, notes)
         lines: list[Line] = []
         for n in notes:  # a weapon called twice reports its commands once
-            ln = Line(
-                name,
-                entry.index,
-                n.weapon,
-                n.command or n.statement.command,
-                n.statement.args_text(),
-                n.disposition,
-                n.rule,
-                n.reason,
-                n.statement.file,
-                n.statement.line,
-            )
+            ln = Line.about(n, name, entry.index)
             if ln not in lines:
                 lines.append(ln)
         for key, (lo, hi) in _LIMITS.items():

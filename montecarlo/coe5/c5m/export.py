@@ -11,19 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
-from montecarlo.coe5.units import GAME_WEAPON_FLAGS, WEAPON_FLAGS, Unit, Weapon
+from montecarlo.coe5.units import GAME_WEAPON_FLAGS, UNIT_FLAGS, WEAPON_FLAGS, Unit, Weapon
 
 _UNIT_BOOLS = (
     "resist_blunt",
     "resist_pierce",
     "resist_slash",
-    "ethereal",
-    "fast",
-    "immobile",
-    "regeneration",
-    "decay",
-    "siege_tunneling",
-    "combat_burrowing",
+    *UNIT_FLAGS,
     "rearpos",
     "frontpos",
     "flying",

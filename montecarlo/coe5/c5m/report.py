@@ -54,21 +54,7 @@ SCOPES = ("all monsters", "offered names", "offered units")
 def report_frame(converted: Iterable[Converted], notes: Iterable[FileNote] = ()) -> pd.DataFrame:
     """One row per reported command: the units' lines, then the files' (unit left empty)."""
     rows: list[Line] = [ln for c in converted for ln in c.lines]
-    rows += [
-        Line(
-            "",
-            -1,
-            "",
-            n.statement.command,
-            n.statement.args_text(),
-            n.disposition,
-            n.rule,
-            n.reason,
-            n.statement.file,
-            n.statement.line,
-        )
-        for n in notes
-    ]
+    rows += [Line.about(n) for n in notes]
     return pd.DataFrame([vars(r) for r in rows], columns=REPORT_COLUMNS)
 
 
